@@ -1,0 +1,234 @@
+"""Engine sub-commands of the `rummy` tool: ``validate``, ``turn`` and ``score`` (a contract).
+
+- ``rummy validate --rules PRESET [--json] "MELD"``
+  -> ``{"valid": bool, "kind": "group"|"run"|null, "value": int|null, "reason": str|null}``
+- ``rummy turn --rules PRESET --table "MELDS" --hand "PIECES" [--opened] [--json] "COMMANDS"``
+  -> ``{"ok": bool, "table": [[...]], "hand": [...], "error": {"code", "message"}|null}``;
+  exit 0 accepted, 1 rejected, 2 usage error.
+- ``rummy score --rules PRESET --left "PIECES" ... [--claims 1,0,..] [--first-round] [--json]``
+  -> ``{"points": [...]}``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any
+
+from .errors import RummyError
+from .melds import analyse
+from .pieces import format_faces, parse_faces, parse_melds
+from .rules import PRESETS, RuleSet, preset
+from .scoring import score_tile_game
+
+
+def number(x: float) -> int | float:
+    """Print whole numbers without a decimal point (4 rather than 4.0)."""
+    return int(x) if float(x).is_integer() else round(float(x), 4)
+
+
+def emit(data: dict[str, Any], as_json: bool, text: str) -> None:
+    print(json.dumps(data, ensure_ascii=False) if as_json else text)
+
+
+def _rules(name: str) -> RuleSet:
+    try:
+        return preset(name)
+    except RummyError as exc:
+        print(f"rummy: {exc.message()}", file=sys.stderr)
+        raise SystemExit(2) from exc
+
+
+# ---------------------------------------------------------------------- validate
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    rules = _rules(args.rules)
+    try:
+        faces = parse_faces(args.meld, rules.family)
+        reading = analyse(faces, rules.meld_spec)
+    except RummyError as exc:
+        data = {"valid": False, "kind": None, "value": None, "reason": exc.message(args.lang)}
+        emit(data, args.json, f"invalid: {data['reason']}")
+        return 1
+    data = {"valid": True, "kind": reading.kind, "value": reading.value, "reason": None}
+    emit(
+        data,
+        args.json,
+        f"valid {reading.kind} worth {reading.value}: {format_faces(reading.faces)}",
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------- turn
+
+
+def position_game(rules: RuleSet, table_text: str, hand_text: str, opened: bool, draws_done: bool):
+    """A game position for the player to move: this table and hand, the rest of the preset's
+    pieces in the pool (shuffled with a fixed seed), the other seats empty."""
+    from .tiles import Meld, TileGame
+
+    n = rules.min_players
+    deck = rules.deck(n)
+    melds = parse_melds(table_text, "tile")
+    hand = parse_faces(hand_text, "tile")
+    free = list(range(len(deck)))
+
+    def take(face) -> int:
+        for i in free:
+            if deck[i] == face:
+                free.remove(i)
+                return i
+        raise RummyError(
+            "parse.arguments",
+            command="turn",
+            why=f"more {face} than the preset has",
+            why_de=f"mehr {face} als die Variante hat",
+        )
+
+    table = [Meld([take(f) for f in meld]) for meld in melds]
+    rack = [take(f) for f in hand]
+    random.Random(0).shuffle(free)
+    racks: list[list[int]] = [rack] + [[] for _ in range(n - 1)]
+    game = TileGame(
+        rules,
+        [f"P{k + 1}" for k in range(n)],
+        0,
+        pool=free,
+        discards=[],
+        racks=racks,
+        table=table,
+        opened=[opened] + [True] * (n - 1),
+        current=0,
+        start_player=0,
+        round_no=1,
+    )
+    if rules.game == "stein" and draws_done:
+        game.turn.drawn = rules.draws_per_turn
+    return game
+
+
+def cmd_turn(args: argparse.Namespace) -> int:
+    rules = _rules(args.rules)
+    if rules.family == "card":
+        from .cards_cli import card_turn
+
+        data = card_turn(rules, args.table, args.hand, args.opened, args.commands)
+    else:
+        data = tile_turn(rules, args.table, args.hand, args.opened, args.commands, args.lang)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+    elif data["ok"]:
+        print("accepted")
+        print("table: " + " | ".join(" ".join(m) for m in data["table"]))
+        print("hand:  " + " ".join(data["hand"]))
+    else:
+        print(f"rejected: {data['error']['message']} [{data['error']['code']}]")
+    return 0 if data["ok"] else 1
+
+
+def tile_turn(
+    rules: RuleSet, table: str, hand: str, opened: bool, commands: str, lang: str = "en"
+) -> dict[str, Any]:
+    first = commands.strip().split(None, 1)[0].lower() if commands.strip() else ""
+    try:
+        game = position_game(rules, table, hand, opened, draws_done=first not in ("draw", "pick"))
+        game.apply(0, commands)
+    except RummyError as exc:
+        return {"ok": False, "table": None, "hand": None, "error": exc.to_dict(lang)}
+    if game.current == 0 and game.status == "playing":
+        return {
+            "ok": False,
+            "table": None,
+            "hand": None,
+            "error": {
+                "code": "turn.unfinished",
+                "message": "The turn did not end: finish with done"
+                + (" or discard PIECE." if rules.discard_required else "."),
+            },
+        }
+    return {
+        "ok": True,
+        "table": [[str(f) for f in meld] for meld in game.table_faces()],
+        "hand": [str(f) for f in game.faces(game.racks[0])],
+        "error": None,
+    }
+
+
+# ---------------------------------------------------------------------- score
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    rules = _rules(args.rules)
+    try:
+        lefts = [parse_faces(text, rules.family) if text.strip() else [] for text in args.left]
+        empties = [k for k, left in enumerate(lefts) if not left]
+        if len(empties) > 1:
+            raise RummyError(
+                "parse.arguments",
+                command="score",
+                why="only one player can have gone out (one empty --left)",
+                why_de="nur eine Person kann ausgemacht haben (ein leeres --left)",
+            )
+        winner = empties[0] if empties else None
+        if rules.family == "card":
+            from .cards_cli import card_score
+
+            points = card_score(rules, lefts, args.rummy)
+        else:
+            claims = [int(x) for x in args.claims.split(",")] if args.claims else None
+            if claims is not None and len(claims) != len(lefts):
+                raise RummyError(
+                    "parse.arguments",
+                    command="score",
+                    why="--claims needs one number per player",
+                    why_de="--claims braucht eine Zahl pro Person",
+                )
+            points = score_tile_game(
+                rules, lefts, winner, claims=claims, first_round=args.first_round
+            )
+    except RummyError as exc:
+        print(f"rummy score: {exc.message(args.lang)}", file=sys.stderr)
+        return 1
+    except ValueError:
+        print("rummy score: --claims takes whole numbers, e.g. 1,0,0", file=sys.stderr)
+        return 2
+    data = {"points": [number(p) for p in points]}
+    emit(data, args.json, " ".join(str(p) for p in data["points"]))
+    return 0
+
+
+# ---------------------------------------------------------------------- registration
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the engine's sub-commands to the `rummy` parser."""
+    choices = sorted(PRESETS)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--rules", required=True, choices=choices, help="preset")
+        p.add_argument("--json", action="store_true", help="print JSON (a contract)")
+        p.add_argument("--lang", default="en", choices=["en", "de"], help="language of messages")
+
+    p = sub.add_parser("validate", help="check one meld")
+    common(p)
+    p.add_argument("meld", help='pieces, e.g. "R5 R6 J"')
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("turn", help="play one turn from a position")
+    common(p)
+    p.add_argument("--table", default="", help='melds, e.g. "R5 R6 R7 | B9 Y9 K9"')
+    p.add_argument("--hand", required=True, help="the mover's pieces")
+    p.add_argument("--opened", action="store_true", help="the mover has already opened")
+    p.add_argument("commands", help='commands separated by ";" or new lines')
+    p.set_defaults(func=cmd_turn)
+
+    p = sub.add_parser("score", help="score a finished game")
+    common(p)
+    p.add_argument("--left", action="append", required=True, help="pieces left, one per player")
+    p.add_argument("--claims", help="Stein Plus: claims standing per player, e.g. 1,0,0,2")
+    p.add_argument("--first-round", action="store_true", help="the winner went out in round 1")
+    p.add_argument("--rummy", action="store_true", help="classic Rummy: went rummy (doubles)")
+    p.set_defaults(func=cmd_score)

@@ -1,0 +1,208 @@
+"""The command language players type (DESIGN.md, "Notation").
+
+:func:`parse_commands` turns a message into :class:`Command` values; ``str(command)`` prints the
+canonical form, which is what the command log stores. Every parse error names the token at fault.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .errors import RummyError
+from .pieces import Face, Family, format_faces, format_melds, parse_faces, parse_melds
+
+# canonical verb -> accepted spellings
+VERBS: dict[str, tuple[str, ...]] = {
+    "draw": ("draw", "ziehen"),
+    "pick": ("pick", "nehmen"),
+    "meld": ("meld", "play", "auslegen"),
+    "add": ("add", "lay", "anlegen"),
+    "move": ("move",),
+    "split": ("split",),
+    "join": ("join",),
+    "swap": ("swap",),
+    "take": ("take",),
+    "claim": ("claim",),
+    "unclaim": ("unclaim",),
+    "place": ("place",),
+    "hint": ("hint", "tipp"),
+    "undo": ("undo",),
+    "reset": ("reset",),
+    "discard": ("discard", "ablegen"),
+    "done": ("done", "end", "fertig"),
+    "knock": ("knock", "klopfen"),
+}
+ALIASES = {spelling: verb for verb, spellings in VERBS.items() for spelling in spellings}
+VERB_LIST = ", ".join(VERBS)
+
+Target = int | Literal["new"]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One parsed instruction. Fields not used by a verb stay empty."""
+
+    verb: str
+    meld: int | None = None  # the meld number N (1-based)
+    pieces: tuple[Face, ...] = ()
+    melds: tuple[tuple[Face, ...], ...] = ()  # for meld
+    target: Target | None = None  # for move (M or "new") and join (M)
+
+    def __str__(self) -> str:
+        v = self.verb
+        if v == "meld":
+            return f"meld {format_melds(self.melds)}"
+        if v == "move":
+            return f"move {self.meld} {format_faces(self.pieces)} > {self.target}"
+        if v == "join":
+            return f"join {self.meld} {self.target}"
+        parts = [v]
+        if self.meld is not None:
+            parts.append(str(self.meld))
+        if self.pieces:
+            parts.append(format_faces(self.pieces))
+        return " ".join(parts)
+
+
+@dataclass(slots=True)
+class _Segment:
+    verb: str
+    words: list[str]
+    rest: str
+    extra_melds: list[str] = field(default_factory=list)
+
+
+def _arg_error(command: str, why: str, why_de: str) -> RummyError:
+    return RummyError("parse.arguments", command=command, why=why, why_de=why_de)
+
+
+def _meld_number(token: str, command: str) -> int:
+    if not token.isdigit() or int(token) < 1:
+        raise _arg_error(
+            command,
+            f'"{token}" is not a meld number (melds are numbered from 1)',
+            f'"{token}" ist keine Kombinationsnummer (Nummern beginnen bei 1)',
+        )
+    return int(token)
+
+
+def _need(words: list[str], count: int, command: str, usage: str) -> None:
+    if len(words) < count:
+        raise _arg_error(command, f"usage: {usage}", f"Form: {usage}")
+
+
+USAGE = {
+    "pick": "pick PIECE",
+    "meld": "meld PIECES | PIECES ...",
+    "add": "add N PIECES",
+    "move": "move N PIECE > M|new",
+    "split": "split N PIECE",
+    "join": "join N M",
+    "swap": "swap N PIECE",
+    "take": "take N PIECE",
+    "claim": "claim N",
+    "unclaim": "unclaim N",
+    "place": "place PIECES",
+    "discard": "discard PIECE",
+}
+
+
+def _build(seg: _Segment, family: Family) -> Command:
+    verb, words, text = seg.verb, seg.words, seg.rest
+    usage = USAGE.get(verb, verb)
+    if verb in ("draw", "hint", "undo", "reset", "done", "knock"):
+        if words:
+            raise _arg_error(
+                verb, f'"{words[0]}" is not expected here', f'"{words[0]}" passt hier nicht'
+            )
+        return Command(verb)
+    if verb in ("pick", "discard"):
+        if verb == "pick" and not words:
+            return Command("pick")
+        _need(words, 1, verb, usage)
+        pieces = tuple(parse_faces(text, family))
+        if len(pieces) != 1:
+            raise _arg_error(verb, "name exactly one piece", "genau einen Stein nennen")
+        return Command(verb, pieces=pieces)
+    if verb == "meld":
+        melds = [tuple(m) for m in parse_melds("|".join([text, *seg.extra_melds]), family)]
+        if not melds:
+            raise _arg_error(verb, f"usage: {usage}", f"Form: {usage}")
+        return Command("meld", melds=tuple(melds))
+    if verb in ("claim", "unclaim"):
+        _need(words, 1, verb, usage)
+        if len(words) > 1:
+            raise _arg_error(
+                verb, f'"{words[1]}" is not expected here', f'"{words[1]}" passt hier nicht'
+            )
+        return Command(verb, meld=_meld_number(words[0], verb))
+    if verb == "place":
+        _need(words, 1, verb, usage)
+        return Command(verb, pieces=tuple(parse_faces(text, family)))
+    if verb == "join":
+        _need(words, 2, verb, usage)
+        if len(words) > 2:
+            raise _arg_error(verb, f"usage: {usage}", f"Form: {usage}")
+        return Command(verb, meld=_meld_number(words[0], verb), target=_meld_number(words[1], verb))
+    if verb == "move":
+        # move N PIECE [PIECE...] > M|new   ('>' may be left out before the last word)
+        _need(words, 3, verb, usage)
+        meld = _meld_number(words[0], verb)
+        body = words[1:]
+        if ">" in body:
+            at = body.index(">")
+            piece_words, target_words = body[:at], body[at + 1 :]
+        else:
+            piece_words, target_words = body[:-1], body[-1:]
+        if len(target_words) != 1 or not piece_words:
+            raise _arg_error(verb, f"usage: {usage}", f"Form: {usage}")
+        target_word = target_words[0].lower()
+        target: Target = "new" if target_word in ("new", "neu") else _meld_number(target_word, verb)
+        pieces = tuple(parse_faces(" ".join(piece_words), family))
+        return Command(verb, meld=meld, pieces=pieces, target=target)
+    # add, split, swap, take: N PIECES
+    _need(words, 2, verb, usage)
+    meld = _meld_number(words[0], verb)
+    pieces = tuple(parse_faces(" ".join(words[1:]), family))
+    if verb in ("split", "take") and len(pieces) != 1:
+        raise _arg_error(verb, "name exactly one piece", "genau einen Stein nennen")
+    return Command(verb, meld=meld, pieces=pieces)
+
+
+_SEGMENTS = re.compile(r"[;\n]")
+
+
+def parse_commands(text: str, family: Family = "tile") -> list[Command]:
+    """Parse a message of one or more commands (separated by ``;`` or new lines).
+
+    A segment that does not start with a verb continues a preceding ``meld`` as a further meld,
+    so ``meld R5 R6 R7; B9 Y9 K9`` lays two melds.
+    """
+    segments: list[_Segment] = []
+    for raw in _SEGMENTS.split(text):
+        words = raw.replace(">", " > ").split()
+        if not words:
+            continue
+        head = words[0].lower()
+        if head in ALIASES:
+            verb = ALIASES[head]
+            rest = (
+                raw.strip()[len(words[0]) :].strip() if raw.strip().lower().startswith(head) else ""
+            )
+            segments.append(_Segment(verb, words[1:], rest))
+        elif segments and segments[-1].verb == "meld":
+            segments[-1].extra_melds.append(raw)
+        else:
+            raise RummyError("parse.command", token=words[0], verbs=VERB_LIST)
+    if not segments:
+        raise RummyError("parse.empty")
+    return [_build(seg, family) for seg in segments]
+
+
+def parse_command(text: str, family: Family = "tile") -> Command:
+    commands = parse_commands(text, family)
+    if len(commands) != 1:
+        raise _arg_error(text.strip(), "one command at a time here", "hier nur ein Befehl")
+    return commands[0]

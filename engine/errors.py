@@ -1,0 +1,252 @@
+"""Typed errors with stable codes and sentences in English and German.
+
+Every rejected input raises :class:`RummyError`. Its ``code`` is machine-readable and never changes
+once published (tests, the bot and other tools match on it); ``message(lang)`` is the sentence a
+player reads, naming the token, piece or meld number at fault.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# code -> (English, German). Templates use str.format with the error's params.
+MESSAGES: dict[str, tuple[str, str]] = {
+    # notation
+    "parse.empty": (
+        "Nothing to read: type a piece such as R5.",
+        "Nichts zu lesen: z. B. R5 eingeben.",
+    ),
+    "parse.piece": ('"{token}": {why}', '"{token}": {why_de}'),
+    "parse.command": (
+        '"{token}" is not a command. Try: {verbs}.',
+        '"{token}" ist kein Befehl. Möglich: {verbs}.',
+    ),
+    "parse.arguments": ('"{command}": {why}', '"{command}": {why_de}'),
+    "parse.meld_number": (
+        '"{token}" is not a meld number: melds are numbered 1 to {count}.',
+        '"{token}" ist keine Nummer einer Kombination: sie sind von 1 bis {count} nummeriert.',
+    ),
+    # melds
+    "meld.too_short": (
+        "{where}{pieces}: a meld needs at least 3 pieces.",
+        "{where_de}{pieces}: eine Kombination braucht mindestens 3 Steine.",
+    ),
+    "meld.only_jokers": (
+        "{where}{pieces}: a meld may not consist of jokers only.",
+        "{where_de}{pieces}: eine Kombination darf nicht nur aus Jokern bestehen.",
+    ),
+    "meld.group_too_long": (
+        "{where}{pieces}: a group has at most 4 pieces.",
+        "{where_de}{pieces}: eine Gruppe hat höchstens 4 Steine.",
+    ),
+    "meld.group_colours": (
+        "{where}{pieces}: a group needs different colours, {dup} appears twice.",
+        "{where_de}{pieces}: eine Gruppe braucht verschiedene Farben, {dup} kommt doppelt vor.",
+    ),
+    "meld.mixed": (
+        "{where}{pieces}: neither a group (same value, different colours) nor a run "
+        "(same colour, consecutive values).",
+        "{where_de}{pieces}: weder Gruppe (gleicher Wert, verschiedene Farben) noch Straße "
+        "(gleiche Farbe, aufeinanderfolgende Werte).",
+    ),
+    "meld.run_gap": (
+        "{where}{pieces}: the run has a gap at {gap} and not enough jokers to fill it.",
+        "{where_de}{pieces}: die Straße hat eine Lücke bei {gap} und zu wenige Joker.",
+    ),
+    "meld.run_duplicate": (
+        "{where}{pieces}: {dup} appears twice in one run.",
+        "{where_de}{pieces}: {dup} kommt in einer Straße doppelt vor.",
+    ),
+    "meld.run_wrap": (
+        "{where}{pieces}: runs do not go round the corner here (13 is high, 1 is low).",
+        "{where_de}{pieces}: Straßen gehen hier nicht um die Ecke (13 ist hoch, 1 ist niedrig).",
+    ),
+    "meld.run_too_long": (
+        "{where}{pieces}: a run has at most {max} pieces.",
+        "{where_de}{pieces}: eine Straße hat höchstens {max} Steine.",
+    ),
+    # pieces and places
+    "piece.not_in_rack": (
+        "{piece} is not in your rack.",
+        "{piece} ist nicht auf deiner Bank.",
+    ),
+    "piece.not_in_meld": (
+        "{piece} is not in meld {meld}.",
+        "{piece} liegt nicht in Kombination {meld}.",
+    ),
+    "piece.not_in_discards": (
+        "{piece} is not in the discard stock.",
+        "{piece} liegt nicht im Alt-Bestand.",
+    ),
+    "piece.not_top_discard": (
+        "Only the top discard ({top}) may be taken.",
+        "Nur der oberste abgelegte Stein ({top}) darf genommen werden.",
+    ),
+    "meld.no_such": (
+        "There is no meld {meld}: the table has {count}.",
+        "Es gibt keine Kombination {meld}: auf dem Tisch liegen {count}.",
+    ),
+    # turn structure
+    "turn.not_yours": (
+        "It is not your turn: {player} is to move.",
+        "Du bist nicht dran: {player} ist am Zug.",
+    ),
+    "turn.not_seated": ("You are not seated in this game.", "Du sitzt nicht an diesem Tisch."),
+    "game.over": ("The game is over.", "Das Spiel ist beendet."),
+    "turn.draw_first": (
+        "Draw first: you have {drawn} of {need} tiles (draw, or pick a tile from the discard stock).",
+        "Erst aufnehmen: du hast {drawn} von {need} Steinen (draw, oder pick aus dem Alt-Bestand).",
+    ),
+    "turn.draws_done": (
+        "You have already drawn your {need} tiles this turn.",
+        "Du hast in diesem Zug schon {need} Steine aufgenommen.",
+    ),
+    "turn.one_pick": (
+        "At most one tile per turn may come from the discard stock.",
+        "Höchstens ein Stein pro Zug darf aus dem Alt-Bestand kommen.",
+    ),
+    "turn.pool_empty": ("The pool is empty.", "Der Neu-Bestand ist leer."),
+    "turn.discards_empty": ("The discard stock is empty.", "Der Alt-Bestand ist leer."),
+    "turn.must_discard": (
+        "End your turn by discarding a tile: discard PIECE.",
+        "Beende den Zug, indem du einen Stein ablegst: discard STEIN.",
+    ),
+    "turn.no_discard": (
+        "There is no discard in this game: end your turn with done.",
+        "In diesem Spiel wird nicht abgelegt: beende den Zug mit done.",
+    ),
+    "turn.nothing_played": (
+        "You have not played a tile from your rack: play one, or draw.",
+        "Du hast keinen Stein von deiner Bank gelegt: lege einen oder ziehe.",
+    ),
+    "turn.draw_after_play": (
+        "You changed the table this turn: type reset before drawing, or finish with done.",
+        "Du hast den Tisch in diesem Zug verändert: erst reset, dann ziehen, oder done.",
+    ),
+    "turn.nothing_to_undo": (
+        "Nothing to undo this turn.",
+        "In diesem Zug gibt es nichts zurückzunehmen.",
+    ),
+    "turn.invalid_table": (
+        "The table is not valid: {reasons}",
+        "Der Tisch ist nicht gültig: {reasons_de}",
+    ),
+    "turn.not_allowed": (
+        "{command} is not part of {preset}.",
+        "{command} gibt es bei {preset} nicht.",
+    ),
+    # opening
+    "opening.table_locked": (
+        "Before you have opened you may not touch melds already on the table (meld {meld}).",
+        "Vor dem ersten Auslegen darfst du keine Kombinationen auf dem Tisch berühren (Kombination {meld}).",
+    ),
+    "opening.below_minimum": (
+        "Your opening is worth {value} points; it must reach {minimum}.",
+        "Dein erstes Auslegen zählt {value} Punkte; nötig sind {minimum}.",
+    ),
+    "opening.no_meld": (
+        "To open, lay at least one meld of 3 from your own hand.",
+        "Zum ersten Auslegen mindestens eine Dreier-Kombination aus der eigenen Hand legen.",
+    ),
+    # jokers
+    "joker.not_in_meld": ("Meld {meld} has no joker.", "Kombination {meld} enthält keinen Joker."),
+    "joker.wrong_piece": (
+        "{piece} cannot free the joker in meld {meld}: it stands for {stands_for}.",
+        "{piece} kann den Joker in Kombination {meld} nicht auslösen: er steht für {stands_for}.",
+    ),
+    "joker.group_needs_fourth": (
+        "A joker in a group is freed only by the missing fourth tile: meld {meld} would then "
+        "need four real tiles.",
+        "Ein Joker in einer Gruppe wird nur mit dem fehlenden vierten Stein ausgelöst: "
+        "Kombination {meld} bräuchte dann vier echte Steine.",
+    ),
+    "joker.cannot_move": (
+        "A joker on the table moves only when it is freed: use swap {meld} PIECE.",
+        "Ein Joker auf dem Tisch wird nur durch Auslösen bewegt: swap {meld} STEIN.",
+    ),
+    "joker.freed_unused": (
+        "The freed joker must go into a new meld with tiles from your rack this turn.",
+        "Der ausgelöste Joker muss in diesem Zug mit Steinen von deiner Bank in eine neue "
+        "Kombination.",
+    ),
+    "joker.locked_meld": (
+        "Meld {meld} holds a joker and may not be split.",
+        "Kombination {meld} enthält einen Joker und darf nicht geteilt werden.",
+    ),
+    "joker.none_in_hand": ("You have no joker in your hand.", "Du hast keinen Joker in der Hand."),
+    "joker.take_joker": (
+        "A joker cannot be taken with a joker.",
+        "Ein Joker kann nicht mit einem Joker genommen werden.",
+    ),
+    "joker.to_rack": (
+        "Pieces on the table stay on the table.",
+        "Steine auf dem Tisch bleiben auf dem Tisch.",
+    ),
+    # claims
+    "claim.not_group_of_four": (
+        "Meld {meld} is not a group of exactly 4 tiles and cannot be claimed.",
+        "Kombination {meld} ist keine Gruppe aus genau 4 Steinen und kann kein Claim werden.",
+    ),
+    "claim.not_yours": (
+        "Meld {meld} is {owner}'s claim: only the owner may touch it.",
+        "Kombination {meld} ist ein Claim von {owner}: nur der Eigentümer darf ihn berühren.",
+    ),
+    "claim.not_claimed": ("Meld {meld} is not a claim.", "Kombination {meld} ist kein Claim."),
+    "claim.already": ("Meld {meld} is already a claim.", "Kombination {meld} ist schon ein Claim."),
+    "claim.not_formed": (
+        "Meld {meld} was not laid or completed by you this turn.",
+        "Kombination {meld} wurde nicht in diesem Zug von dir gelegt oder ergänzt.",
+    ),
+    "claim.broken": (
+        "Claim {meld} must stay a group of 4: unclaim it first.",
+        "Claim {meld} muss eine Vierer-Gruppe bleiben: erst unclaim.",
+    ),
+    # misc
+    "help.not_allowed": (
+        "The host has switched help off for this game.",
+        "Der Gastgeber hat die Hilfe für dieses Spiel ausgeschaltet.",
+    ),
+    "place.impossible": ("{reason}", "{reason_de}"),
+    "rules.unknown_preset": (
+        '"{preset}" is not a preset. Choose one of: {choices}.',
+        '"{preset}" ist keine Variante. Möglich: {choices}.',
+    ),
+    "rules.option": ("{why}", "{why_de}"),
+    "rules.players": (
+        "{preset} is played by {minimum} to {maximum} players, not {count}.",
+        "{preset} wird von {minimum} bis {maximum} Personen gespielt, nicht von {count}.",
+    ),
+}
+
+
+class RummyError(Exception):
+    """A rejected input. ``code`` is stable; ``message(lang)`` is for people.
+
+    Params ending in ``_de`` hold the German variant of a free-text param; when missing, the
+    English one is used for both languages.
+    """
+
+    def __init__(self, code: str, **params: Any) -> None:
+        if code not in MESSAGES:
+            raise KeyError(f"unknown error code {code!r}")
+        self.code = code
+        self.params = params
+        super().__init__(self.message("en"))
+
+    def message(self, lang: str = "en") -> str:
+        en, de = MESSAGES[self.code]
+        params = dict(self.params)
+        for key, value in list(params.items()):
+            params.setdefault(f"{key}_de", value)
+        template = de if lang.lower().startswith("de") else en
+        return template.format(**params)
+
+    def to_dict(self, lang: str = "en") -> dict[str, str]:
+        return {"code": self.code, "message": self.message(lang)}
+
+    def __reduce__(self):  # keep pickling/copying working with keyword params
+        return (_rebuild, (self.code, self.params))
+
+
+def _rebuild(code: str, params: dict[str, Any]) -> RummyError:
+    return RummyError(code, **params)

@@ -1,0 +1,225 @@
+"""Meld validation: groups and runs with jokers (RULES.md, "Common ground").
+
+A meld is judged from its pieces alone. :func:`analyse` returns the meld's reading (kind, the
+pieces in table order, what every joker stands for, its value) or raises a ``meld.*`` error that
+says exactly what is wrong. Readings are *positional*: when the pieces as given already form a run,
+that order is kept (so ``J R5 R6`` puts the joker at R4); otherwise the run is arranged with jokers
+filling gaps first, then the high end, then the low end.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Literal
+
+from .errors import RummyError
+from .pieces import Face, format_faces
+
+RunMode = Literal["linear", "ace_high", "wrap"]
+Values = Literal["face", "romme", "rummy"]
+
+
+@dataclass(frozen=True, slots=True)
+class MeldSpec:
+    """What counts as a meld in a rule set.
+
+    ``run_mode``: ``linear`` 1..13 (Rummikub, classic Rummy); ``ace_high`` 1..13 plus the ace
+    after the king, no wrap (Rommé variant c); ``wrap`` round the corner 12-13-1-2 (Stein, Rommé).
+    ``max_run``: 13 (26 in Stein: twice round). ``values``: how a meld's points are counted.
+    """
+
+    run_mode: RunMode = "linear"
+    max_run: int = 13
+    min_size: int = 3
+    max_group: int = 4
+    values: Values = "face"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One valid reading of a meld."""
+
+    kind: Literal["group", "run"]
+    faces: tuple[Face, ...]  # in table order
+    stands_for: tuple[Face, ...]  # the face each position stands for (jokers resolved)
+    value: int
+
+    def joker_positions(self) -> list[int]:
+        return [i for i, f in enumerate(self.faces) if f.is_joker]
+
+    def joker_meanings(self) -> list[Face]:
+        return [self.stands_for[i] for i in self.joker_positions()]
+
+
+def _where(meld_no: int | None) -> tuple[str, str]:
+    if meld_no is None:
+        return "", ""
+    return f"Meld {meld_no} ", f"Kombination {meld_no} "
+
+
+def _error(code: str, faces: Sequence[Face], meld_no: int | None, **params) -> RummyError:
+    where, where_de = _where(meld_no)
+    shown = f"({format_faces(faces)})" if meld_no is not None else format_faces(faces)
+    return RummyError(code, where=where, where_de=where_de, pieces=shown, **params)
+
+
+def _rank_positions(mode: RunMode) -> int:
+    return 14 if mode == "ace_high" else 13
+
+
+def _rank_at(mode: RunMode, start: int, i: int) -> int:
+    if mode == "wrap":
+        return (start - 1 + i) % 13 + 1
+    v = start + i
+    return 1 if v == 14 else v
+
+
+def _run_starts(mode: RunMode, length: int) -> range:
+    if mode == "wrap":
+        return range(1, 14)
+    return range(1, _rank_positions(mode) - length + 2)
+
+
+def _value_of(kind: str, stands_for: Sequence[Face], values: Values) -> int:
+    if values == "face":
+        return sum(f.rank for f in stands_for)
+    total = 0
+    ranks = [f.rank for f in stands_for]
+    for i, r in enumerate(ranks):
+        if values == "rummy":
+            total += 10 if r >= 11 else r
+        elif r == 1:
+            # Rommé: the ace counts 11, but 1 in a run that starts A-2 without a king.
+            low = kind == "run" and i + 1 < len(ranks) and ranks[i + 1] == 2 and 13 not in ranks
+            total += 1 if low else 11
+        else:
+            total += 10 if r >= 11 else r
+    return total
+
+
+def _group_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
+    real = [f for f in faces if not f.is_joker]
+    ranks = {f.rank for f in real}
+    suits = [f.suit for f in real]
+    if len(ranks) != 1 or len(set(suits)) != len(suits) or len(faces) > spec.max_group:
+        return []
+    rank = real[0].rank
+    face_type = type(real[0])
+    missing = [face_type(s, rank) for s in range(4) if s not in suits]
+    ordered = sorted(real) + [f for f in faces if f.is_joker]
+    n_jokers = len(faces) - len(real)
+    if n_jokers > len(missing):
+        return []
+    stands = tuple(sorted(real)) + tuple(missing[:n_jokers])
+    return [Reading("group", tuple(ordered), stands, _value_of("group", stands, spec.values))]
+
+
+def _run_fits(ranks_needed: Sequence[int], real_ranks: Counter) -> bool:
+    need = Counter(ranks_needed)
+    return all(need[r] >= c for r, c in real_ranks.items())
+
+
+def _run_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
+    real = [f for f in faces if not f.is_joker]
+    if len({f.suit for f in real}) != 1 or len(faces) > spec.max_run:
+        return []
+    if spec.run_mode != "wrap" and len(faces) > _rank_positions(spec.run_mode):
+        return []
+    suit = real[0].suit
+    face_type = type(real[0])
+    real_ranks = Counter(f.rank for f in real)
+    readings: list[tuple[int, Reading]] = []
+    for start in _run_starts(spec.run_mode, len(faces)):
+        needed = [_rank_at(spec.run_mode, start, i) for i in range(len(faces))]
+        if not _run_fits(needed, real_ranks):
+            continue
+        stands = tuple(face_type(suit, r) for r in needed)
+        # Keep the given order when it already reads as this run.
+        if all(f.is_joker or f.rank == needed[i] for i, f in enumerate(faces)):
+            ordered = tuple(faces)
+            preference = -1
+        else:
+            left = Counter(f.rank for f in real)
+            ordered_list: list[Face] = []
+            for r in needed:
+                if left[r] > 0:
+                    left[r] -= 1
+                    ordered_list.append(face_type(suit, r))
+                else:
+                    ordered_list.append(face_type.joker())
+            ordered = tuple(ordered_list)
+            leading = next(i for i, f in enumerate(ordered) if not f.is_joker)
+            preference = leading
+        value = _value_of("run", stands, spec.values)
+        readings.append((preference, Reading("run", ordered, stands, value)))
+    readings.sort(key=lambda pr: pr[0])
+    return [r for _, r in readings]
+
+
+def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
+    """Every valid reading of the pieces, the preferred one first (empty when invalid)."""
+    if len(faces) < spec.min_size or all(f.is_joker for f in faces):
+        return []
+    real = [f for f in faces if not f.is_joker]
+    runs = _run_readings(faces, spec)
+    groups = _group_readings(faces, spec)
+    # One real piece and jokers could be either: read as a run (R5 J J = R5 R6 R7).
+    if len(real) == 1:
+        return runs + groups
+    return groups + runs
+
+
+def analyse(faces: Sequence[Face], spec: MeldSpec, meld_no: int | None = None) -> Reading:
+    """The preferred reading of a meld, or a ``meld.*`` error naming what is wrong."""
+    found = readings(faces, spec)
+    if found:
+        return found[0]
+    raise explain_invalid(faces, spec, meld_no)
+
+
+def is_valid(faces: Sequence[Face], spec: MeldSpec) -> bool:
+    return bool(readings(faces, spec))
+
+
+def explain_invalid(faces: Sequence[Face], spec: MeldSpec, meld_no: int | None) -> RummyError:
+    """Why a meld is not valid, as the most specific error we can name."""
+    if len(faces) < spec.min_size:
+        return _error("meld.too_short", faces, meld_no)
+    real = [f for f in faces if not f.is_joker]
+    if not real:
+        return _error("meld.only_jokers", faces, meld_no)
+    ranks = {f.rank for f in real}
+    suits = Counter(f.suit for f in real)
+    if len(ranks) == 1 and len(real) > 1:
+        if len(faces) > spec.max_group:
+            return _error("meld.group_too_long", faces, meld_no)
+        dup = next(f for f in real if suits[f.suit] > 1)
+        return _error("meld.group_colours", faces, meld_no, dup=str(dup))
+    if len(suits) == 1:
+        if len(faces) > spec.max_run:
+            return _error("meld.run_too_long", faces, meld_no, max=spec.max_run)
+        counts = Counter(f.rank for f in real)
+        dups = [f for f in real if counts[f.rank] > 1]
+        if dups and (spec.run_mode != "wrap" or len(faces) <= 13):
+            return _error("meld.run_duplicate", faces, meld_no, dup=str(dups[0]))
+        if spec.run_mode != "wrap":
+            wrapped = MeldSpec("wrap", spec.max_run, spec.min_size, spec.max_group, spec.values)
+            if is_valid(faces, wrapped):
+                return _error("meld.run_wrap", faces, meld_no)
+        face_type = type(real[0])
+        ordered = sorted({f.rank for f in real})
+        gap = next(
+            (r + 1 for r, nxt in pairwise(ordered) if nxt != r + 1),
+            ordered[-1] + 1,
+        )
+        gap_face = face_type(real[0].suit, min(gap, 13))
+        return _error("meld.run_gap", faces, meld_no, gap=str(gap_face))
+    return _error("meld.mixed", faces, meld_no)
+
+
+def joker_meanings(faces: Sequence[Face], spec: MeldSpec) -> set[Face]:
+    """Every face some joker of this meld can stand for, over all its readings."""
+    return {m for r in readings(faces, spec) for m in r.joker_meanings()}

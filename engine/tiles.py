@@ -1,0 +1,1174 @@
+"""The tile games: Stein-Rummy, Stein-Rummy Plus and Rummikub (RULES.md).
+
+:class:`TileGame` is the whole state of one game; :class:`Turn` is the working copy of the table
+and the rack while a player moves: commands change the turn, ``done`` / ``discard`` validate and
+commit it, ``reset`` drops it. The state keeps piece ids (see :class:`~engine.pieces.Deck`), so
+every physical tile is tracked: conservation, "played this turn" and highlights are exact.
+
+A message of commands is atomic: it runs on a copy and replaces the state only when every
+command was accepted, so a rejected command changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .commands import Command, parse_commands
+from .errors import RummyError
+from .game import Event, MeldView, PublicView, Result, SeatView, canonical_json
+from .melds import analyse, explain_invalid, joker_meanings, readings
+from .pieces import Deck, Face, format_faces
+from .rules import RuleSet
+from .scoring import (
+    competition_ranks,
+    places_by_tiles_left,
+    rack_value,
+    score_tile_game,
+)
+
+
+@dataclass(slots=True)
+class Meld:
+    """A meld on the table: piece ids in table order, and the claiming seat (Stein Plus)."""
+
+    ids: list[int]
+    claim: int | None = None
+
+    def copy(self) -> Meld:
+        return Meld(list(self.ids), self.claim)
+
+    def to_list(self) -> list[Any]:
+        return [self.ids, self.claim]
+
+    @classmethod
+    def from_list(cls, data: list[Any]) -> Meld:
+        return cls(list(data[0]), data[1])
+
+
+@dataclass(slots=True)
+class Turn:
+    """The working copy of one player's turn (DESIGN.md "Engine vocabulary")."""
+
+    table: list[Meld]
+    rack: list[int]
+    drawn: int = 0  # tiles taken from the pool this turn
+    picked: int = 0  # tiles taken from the discard stock this turn
+    played: list[int] = field(default_factory=list)  # rack -> table this turn
+    freed: list[int] = field(default_factory=list)  # jokers freed this turn (Rummikub)
+    taken: list[int] = field(default_factory=list)  # table -> hand with a joker (Stein)
+    new: list[int] = field(default_factory=list)  # drawn this turn (rack highlights)
+    history: list[dict[str, Any]] = field(default_factory=list)  # for undo
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "table": [m.to_list() for m in self.table],
+            "rack": list(self.rack),
+            "played": list(self.played),
+            "freed": list(self.freed),
+            "taken": list(self.taken),
+        }
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        self.table = [Meld.from_list(m) for m in snap["table"]]
+        self.rack = list(snap["rack"])
+        self.played = list(snap["played"])
+        self.freed = list(snap["freed"])
+        self.taken = list(snap["taken"])
+
+    def copy(self) -> Turn:
+        return Turn(
+            [m.copy() for m in self.table],
+            list(self.rack),
+            self.drawn,
+            self.picked,
+            list(self.played),
+            list(self.freed),
+            list(self.taken),
+            list(self.new),
+            list(self.history),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.snapshot()
+        data.update(drawn=self.drawn, picked=self.picked, new=self.new, history=self.history)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Turn:
+        turn = cls([], [], data["drawn"], data["picked"], new=list(data["new"]))
+        turn.restore(data)
+        turn.history = list(data["history"])
+        return turn
+
+
+def _t(en: str, de: str) -> tuple[str, str]:
+    return en, de
+
+
+class TileGame:
+    """One game of a tile preset. Build with :meth:`new` or :meth:`from_json`."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        players: list[str],
+        seed: int,
+        *,
+        pool: list[int],
+        discards: list[int],
+        racks: list[list[int]],
+        table: list[Meld],
+        opened: list[bool],
+        current: int,
+        start_player: int,
+        turn_no: int = 0,
+        round_no: int = 0,
+        status: str = "playing",
+        result: Result | None = None,
+        quiet: int = 0,
+        last_changed: list[int] | None = None,
+        turn: Turn | None = None,
+        lot: list[int] | None = None,
+    ) -> None:
+        self.rules = rules
+        self.players = players
+        self.seed = seed
+        self.deck: Deck = rules.deck(len(players))
+        self.pool = pool
+        self.discards = discards
+        self.racks = racks
+        self.table = table
+        self.opened = opened
+        self.current = current
+        self.start_player = start_player
+        self.turn_no = turn_no
+        self.round_no = round_no
+        self.status = status
+        self.result = result
+        self.quiet = quiet
+        self.last_changed = last_changed or []
+        self.turn = turn or Turn([m.copy() for m in table], list(racks[current]))
+        self.lot = lot or []
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(cls, rules: RuleSet, players: list[str], seed: int) -> TileGame:
+        """Shuffle with the seed, choose the start player by lot and deal (RULES.md)."""
+        rules.check_players(len(players))
+        n = len(players)
+        deck = rules.deck(n)
+        rng = random.Random(f"{seed}:deal")
+        personal = deck.jokers()[: rules.jokers_per_player * n]
+        pool = [i for i in range(len(deck)) if i not in set(personal)]
+        rng.shuffle(pool)
+        lot: list[int] = []
+        if rules.game == "rummikub":
+            start, lot = cls._draw_for_start(deck, pool, rng, n)
+        else:
+            start = rng.randrange(n)
+        racks = [[pool.pop() for _ in range(rules.hand_size)] for _ in range(n)]
+        for seat in range(n):
+            per = personal[seat * rules.jokers_per_player : (seat + 1) * rules.jokers_per_player]
+            racks[seat].extend(per)
+        return cls(
+            rules,
+            list(players),
+            seed,
+            pool=pool,
+            discards=[],
+            racks=racks,
+            table=[],
+            opened=[False] * n,
+            current=start,
+            start_player=start,
+            lot=lot,
+        )
+
+    @staticmethod
+    def _draw_for_start(
+        deck: Deck, pool: list[int], rng: random.Random, n: int
+    ) -> tuple[int, list[int]]:
+        """Rummikub: everybody draws a tile, the highest value starts, ties draw again; the
+        tiles go back into the pool and it is shuffled again. A joker drawn counts as 0."""
+        contenders = list(range(n))
+        shown: list[int] = []
+        while True:
+            sample = rng.sample(pool, len(contenders))
+            shown = sample
+            values = [deck[i].rank for i in sample]
+            best = max(values)
+            winners = [c for c, v in zip(contenders, values, strict=True) if v == best]
+            if len(winners) == 1:
+                rng.shuffle(pool)
+                return winners[0], shown
+            contenders = winners
+
+    # ------------------------------------------------------------------ serialisation
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "seed": self.seed,
+            "pool": self.pool,
+            "discards": self.discards,
+            "racks": self.racks,
+            "table": [m.to_list() for m in self.table],
+            "opened": self.opened,
+            "current": self.current,
+            "start_player": self.start_player,
+            "turn_no": self.turn_no,
+            "round_no": self.round_no,
+            "status": self.status,
+            "result": self.result.to_dict() if self.result else None,
+            "quiet": self.quiet,
+            "last_changed": self.last_changed,
+            "turn": self.turn.to_dict(),
+            "lot": self.lot,
+        }
+
+    def to_json(self) -> str:
+        return canonical_json(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TileGame:
+        return cls(
+            RuleSet.from_dict(data["rules"]),
+            list(data["players"]),
+            data["seed"],
+            pool=list(data["pool"]),
+            discards=list(data["discards"]),
+            racks=[list(r) for r in data["racks"]],
+            table=[Meld.from_list(m) for m in data["table"]],
+            opened=list(data["opened"]),
+            current=data["current"],
+            start_player=data["start_player"],
+            turn_no=data["turn_no"],
+            round_no=data["round_no"],
+            status=data["status"],
+            result=Result.from_dict(data["result"]) if data["result"] else None,
+            quiet=data["quiet"],
+            last_changed=list(data["last_changed"]),
+            turn=Turn.from_dict(data["turn"]),
+            lot=list(data.get("lot", [])),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> TileGame:
+        return cls.from_dict(json.loads(text))
+
+    def copy(self) -> TileGame:
+        return TileGame(
+            self.rules,
+            list(self.players),
+            self.seed,
+            pool=list(self.pool),
+            discards=list(self.discards),
+            racks=[list(r) for r in self.racks],
+            table=[m.copy() for m in self.table],
+            opened=list(self.opened),
+            current=self.current,
+            start_player=self.start_player,
+            turn_no=self.turn_no,
+            round_no=self.round_no,
+            status=self.status,
+            result=self.result,
+            quiet=self.quiet,
+            last_changed=list(self.last_changed),
+            turn=self.turn.copy(),
+            lot=list(self.lot),
+        )
+
+    def _adopt(self, other: TileGame) -> None:
+        for name in [
+            "pool",
+            "discards",
+            "racks",
+            "table",
+            "opened",
+            "current",
+            "start_player",
+            "turn_no",
+            "round_no",
+            "status",
+            "result",
+            "quiet",
+            "last_changed",
+            "turn",
+        ]:
+            setattr(self, name, getattr(other, name))
+
+    # ------------------------------------------------------------------ what players see
+
+    def faces(self, ids: Iterable[int]) -> list[Face]:
+        return [self.deck[i] for i in ids]
+
+    def rack(self, seat: int) -> list[Face]:
+        """A player's pieces; for the player to move, as in their working copy."""
+        ids = (
+            self.turn.rack
+            if seat == self.current and self.status == "playing"
+            else self.racks[seat]
+        )
+        return self.faces(ids)
+
+    def rack_ids(self, seat: int) -> list[int]:
+        if seat == self.current and self.status == "playing":
+            return list(self.turn.rack)
+        return list(self.racks[seat])
+
+    def table_faces(self, working: bool = False) -> list[list[Face]]:
+        melds = self.turn.table if working else self.table
+        return [self.faces(m.ids) for m in melds]
+
+    def working_table_text(self) -> str:
+        """The mover's working table as text, numbered as players type it."""
+        lines = []
+        for no, meld in enumerate(self.turn.table, 1):
+            faces = self.faces(meld.ids)
+            found = readings(faces, self.rules.meld_spec)
+            mark = "" if found else "  <- not valid yet"
+            claim = f"  [claim: {self.players[meld.claim]}]" if meld.claim is not None else ""
+            lines.append(f"{no:>2}: {format_faces(faces)}{claim}{mark}")
+        return "\n".join(lines) if lines else "(empty table)"
+
+    def public_view(self) -> PublicView:
+        changed = set(self.last_changed)
+        melds = []
+        for no, meld in enumerate(self.table, 1):
+            faces = self.faces(meld.ids)
+            found = readings(faces, self.rules.meld_spec)
+            melds.append(
+                MeldView(
+                    number=no,
+                    pieces=[str(f) for f in faces],
+                    kind=found[0].kind if found else None,
+                    claim=meld.claim,
+                    changed=[k for k, i in enumerate(meld.ids) if i in changed],
+                )
+            )
+        scores = self.result.points if self.result else [0.0] * len(self.players)
+        seats = [
+            SeatView(seat, name, len(self.racks[seat]), self.opened[seat], scores[seat])
+            for seat, name in enumerate(self.players)
+        ]
+        return PublicView(
+            preset=self.rules.preset,
+            family="tile",
+            status=self.status,  # type: ignore[arg-type]
+            current=self.current,
+            turn_no=self.turn_no,
+            melds=melds,
+            seats=seats,
+            pool=len(self.pool),
+            discards=[str(self.deck[i]) for i in self.discards],
+            result=self.result,
+        )
+
+    def all_piece_ids(self) -> list[int]:
+        """Every piece in the game, for conservation checks (committed state)."""
+        ids = list(self.pool) + list(self.discards)
+        for rack in self.racks:
+            ids += rack
+        for meld in self.table:
+            ids += meld.ids
+        return ids
+
+    # ------------------------------------------------------------------ applying commands
+
+    def apply(self, seat: int, text: str, lang: str = "en") -> list[Event]:
+        """Run one message of commands for ``seat``; all or nothing."""
+        if self.status != "playing":
+            raise RummyError("game.over")
+        if not 0 <= seat < len(self.players):
+            raise RummyError("turn.not_seated")
+        commands = parse_commands(text, "tile")
+        if seat != self.current and any(c.verb != "hint" for c in commands):
+            raise RummyError("turn.not_yours", player=self.players[self.current])
+        work = self.copy()
+        events: list[Event] = []
+        for command in commands:
+            if work.status != "playing":
+                raise RummyError("game.over")
+            events += work._run(seat, command)
+        self._adopt(work)
+        return events
+
+    def _run(self, seat: int, c: Command) -> list[Event]:
+        handler = getattr(self, f"_cmd_{c.verb}", None)
+        if handler is None:
+            raise RummyError("turn.not_allowed", command=c.verb, preset=self.rules.name)
+        if c.verb not in ("draw", "pick", "hint", "undo", "reset", "done", "discard"):
+            self._require_draws()
+        before = self.turn.snapshot()
+        events = handler(seat, c)
+        if c.verb in (
+            "meld",
+            "add",
+            "move",
+            "split",
+            "join",
+            "swap",
+            "take",
+            "claim",
+            "unclaim",
+            "place",
+        ):
+            self.turn.history.append(before)
+        return events
+
+    # -- drawing ------------------------------------------------------------------
+
+    @property
+    def is_stein(self) -> bool:
+        return self.rules.game == "stein"
+
+    def draws_needed(self) -> int:
+        """Stein: two draws, at most one from the discard stock, fewer when the stocks run dry."""
+        if not self.is_stein:
+            return 0
+        t = self.turn
+        done = t.drawn + t.picked
+        left = self.rules.draws_per_turn - done
+        possible = len(self.pool) + min(
+            self.rules.discard_picks_per_turn - t.picked, len(self.discards)
+        )
+        return done + max(0, min(left, possible))
+
+    def draws_complete(self) -> bool:
+        return not self.is_stein or self.turn.drawn + self.turn.picked >= self.draws_needed()
+
+    def _require_draws(self) -> None:
+        if not self.draws_complete():
+            raise RummyError(
+                "turn.draw_first",
+                drawn=self.turn.drawn + self.turn.picked,
+                need=self.rules.draws_per_turn,
+            )
+
+    def _take_from_pool(self, seat: int, count: int) -> list[int]:
+        got = [self.pool.pop() for _ in range(min(count, len(self.pool)))]
+        self.racks[seat].extend(got)
+        self.turn.rack.extend(got)
+        self.turn.new.extend(got)
+        return got
+
+    def _cmd_draw(self, seat: int, c: Command) -> list[Event]:
+        name = self.players[seat]
+        if self.is_stein:
+            if self.draws_complete():
+                raise RummyError("turn.draws_done", need=self.rules.draws_per_turn)
+            if not self.pool:
+                raise RummyError("turn.pool_empty")
+            got = self._take_from_pool(seat, 1)
+            self.turn.drawn += 1
+            self.turn.history.clear()
+            return [
+                Event("draw", seat, f"{name} draws a tile.", f"{name} nimmt einen Stein auf."),
+                self._private(seat, "drew", got, "You drew {p}.", "Du hast {p} aufgenommen."),
+            ]
+        # Rummikub: drawing ends the turn (a pass when the pool is empty)
+        if self.turn.played or self._table_changed():
+            raise RummyError("turn.draw_after_play")
+        self.last_changed = []
+        if not self.pool:
+            events = [Event("pass", seat, f"{name} passes.", f"{name} passt.")]
+            return events + self._end_turn(seat)
+        got = self._take_from_pool(seat, 1)
+        events = [
+            Event("draw", seat, f"{name} draws a tile.", f"{name} zieht einen Stein."),
+            self._private(seat, "drew", got, "You drew {p}.", "Du hast {p} gezogen."),
+        ]
+        return events + self._end_turn(seat)
+
+    def _cmd_pick(self, seat: int, c: Command) -> list[Event]:
+        if not self.is_stein:
+            raise RummyError("turn.not_allowed", command="pick", preset=self.rules.name)
+        if self.turn.picked >= self.rules.discard_picks_per_turn:
+            raise RummyError("turn.one_pick")
+        if self.draws_complete():
+            raise RummyError("turn.draws_done", need=self.rules.draws_per_turn)
+        if not self.discards:
+            raise RummyError("turn.discards_empty")
+        if not c.pieces:
+            index = len(self.discards) - 1
+        else:
+            face = c.pieces[0]
+            matches = [k for k, i in enumerate(self.discards) if self.deck[i] == face]
+            if not matches:
+                raise RummyError("piece.not_in_discards", piece=str(face))
+            index = matches[-1]
+            if not self.rules.pick_any_discard and index != len(self.discards) - 1:
+                raise RummyError("piece.not_top_discard", top=str(self.deck[self.discards[-1]]))
+        piece = self.discards.pop(index)
+        self.racks[seat].append(piece)
+        self.turn.rack.append(piece)
+        self.turn.new.append(piece)
+        self.turn.picked += 1
+        self.turn.history.clear()
+        name, p = self.players[seat], str(self.deck[piece])
+        return [
+            Event(
+                "pick",
+                seat,
+                f"{name} takes {p} from the discard stock.",
+                f"{name} nimmt {p} aus dem Alt-Bestand.",
+                pieces=(p,),
+            )
+        ]
+
+    # -- resolving pieces ------------------------------------------------------------
+
+    def _from_rack(self, faces: Sequence[Face], prefer: Sequence[int] = ()) -> list[int]:
+        """Rack ids for these faces (each id once); freed jokers are used first."""
+        rack = list(self.turn.rack)
+        chosen = []
+        for face in faces:
+            candidates = [i for i in rack if self.deck[i] == face]
+            if not candidates:
+                raise RummyError("piece.not_in_rack", piece=str(face))
+            preferred = [i for i in candidates if i in prefer]
+            pick = preferred[0] if preferred else candidates[0]
+            rack.remove(pick)
+            chosen.append(pick)
+        return chosen
+
+    def _meld_at(self, number: int | None) -> Meld:
+        assert number is not None
+        if not 1 <= number <= len(self.turn.table):
+            raise RummyError("meld.no_such", meld=number, count=len(self.turn.table))
+        return self.turn.table[number - 1]
+
+    def _from_meld(self, meld: Meld, number: int, faces: Sequence[Face]) -> list[int]:
+        left = list(meld.ids)
+        chosen = []
+        for face in faces:
+            candidates = [i for i in left if self.deck[i] == face]
+            if not candidates:
+                raise RummyError("piece.not_in_meld", piece=str(face), meld=number)
+            left.remove(candidates[-1])
+            chosen.append(candidates[-1])
+        return chosen
+
+    def _on_table_at_start(self, piece: int) -> bool:
+        return any(piece in m.ids for m in self.table)
+
+    def _touch(self, seat: int, number: int) -> Meld:
+        """The rules for touching meld ``number``: opening lock and claims."""
+        meld = self._meld_at(number)
+        if meld.claim is not None and meld.claim != seat:
+            raise RummyError("claim.not_yours", meld=number, owner=self.players[meld.claim])
+        if not self._may_touch_table(seat) and any(self._on_table_at_start(i) for i in meld.ids):
+            raise RummyError("opening.table_locked", meld=number)
+        return meld
+
+    def _may_touch_table(self, seat: int) -> bool:
+        if self.opened[seat]:
+            return True
+        if self.rules.opening_may_add_after_minimum and self.rules.opening_minimum:
+            return self._opening_value() >= self.rules.opening_minimum
+        return False
+
+    def _arrange(self, ids: list[int]) -> list[int]:
+        """Put a meld's ids in table order when it reads as a valid meld; else keep them."""
+        faces = self.faces(ids)
+        found = readings(faces, self.rules.meld_spec)
+        if not found:
+            return ids
+        left = list(ids)
+        ordered = []
+        for face in found[0].faces:
+            pick = next(i for i in left if self.deck[i] == face)
+            left.remove(pick)
+            ordered.append(pick)
+        return ordered
+
+    def _table_changed(self) -> bool:
+        return [m.ids for m in self.turn.table] != [m.ids for m in self.table] or [
+            m.claim for m in self.turn.table
+        ] != [m.claim for m in self.table]
+
+    def _drop_empty(self) -> None:
+        self.turn.table = [m for m in self.turn.table if m.ids]
+
+    # -- table commands ----------------------------------------------------------------
+
+    def _cmd_meld(self, seat: int, c: Command) -> list[Event]:
+        laid = []
+        for faces in c.melds:
+            analyse(list(faces), self.rules.meld_spec)  # a new meld must be valid at once
+            ids = self._from_rack(faces, prefer=self.turn.freed)
+            for i in ids:
+                self.turn.rack.remove(i)
+                self.turn.played.append(i)
+            self.turn.table.append(Meld(self._arrange(ids)))
+            laid.append(format_faces(self.faces(self.turn.table[-1].ids)))
+        return [self._working_event(seat, "meld", "lays", "legt", " | ".join(laid))]
+
+    def _cmd_add(self, seat: int, c: Command) -> list[Event]:
+        number = c.meld or 0
+        meld = self._touch(seat, number)
+        ids = self._from_rack(c.pieces, prefer=self.turn.freed)
+        for i in ids:
+            self.turn.rack.remove(i)
+            self.turn.played.append(i)
+        self._insert(number, meld, ids)
+        return [
+            self._working_event(
+                seat,
+                "add",
+                f"adds to meld {number}:",
+                f"legt an {number} an:",
+                format_faces(c.pieces),
+            )
+        ]
+
+    def _insert(self, number: int, meld: Meld, ids: list[int]) -> None:
+        """Add pieces to a meld. A single tile that duplicates an inner tile of a valid run
+        splits the run there (RULES.md example: B2-B6 + B4 gives B2 B3 B4 | B4 B5 B6)."""
+        spec = self.rules.meld_spec
+        faces = self.faces(meld.ids)
+        found = readings(faces, spec)
+        if len(ids) == 1 and found and found[0].kind == "run":
+            face = self.deck[ids[0]]
+            order = self._arrange(meld.ids)
+            stands = found[0].stands_for
+            merged = readings([*faces, face], spec)
+            if not merged:
+                inner = [k for k in range(1, len(order) - 1) if stands[k] == face]
+                if inner:
+                    k = inner[0]
+                    meld.ids = order[: k + 1]
+                    self.turn.table.insert(number, Meld([ids[0], *order[k + 1 :]]))
+                    return
+        meld.ids = self._arrange(meld.ids + ids)
+
+    def _cmd_move(self, seat: int, c: Command) -> list[Event]:
+        number = c.meld or 0
+        source = self._touch(seat, number)
+        moving = self._from_meld(source, number, c.pieces)
+        for i in moving:
+            if self.deck[i].is_joker and self._on_table_at_start(i) and i not in self.turn.freed:
+                raise RummyError("joker.cannot_move", meld=number)
+        if c.target == "new":
+            target = Meld([])
+            for i in moving:
+                source.ids.remove(i)
+            self.turn.table.append(target)
+            target.ids = self._arrange(moving)
+        else:
+            target = self._touch(seat, int(c.target or 0))
+            if target is source:
+                raise RummyError(
+                    "parse.meld_number", token=str(c.target), count=len(self.turn.table)
+                )
+            for i in moving:
+                source.ids.remove(i)
+            target.ids = self._arrange(target.ids + moving)
+        source.ids = self._arrange(source.ids)
+        self._drop_empty()
+        dest = "a new meld" if c.target == "new" else f"meld {c.target}"
+        dest_de = "eine neue Kombination" if c.target == "new" else f"Kombination {c.target}"
+        return [
+            self._working_event(
+                seat,
+                "move",
+                f"moves from meld {number} to {dest}:",
+                f"verschiebt von {number} nach {dest_de}:",
+                format_faces(c.pieces),
+            )
+        ]
+
+    def _locked(self, meld: Meld) -> bool:
+        return self.rules.joker_meld_no_split and any(
+            self.deck[i].is_joker and self._on_table_at_start(i) for i in meld.ids
+        )
+
+    def _cmd_split(self, seat: int, c: Command) -> list[Event]:
+        number = c.meld or 0
+        meld = self._touch(seat, number)
+        if self._locked(meld):
+            raise RummyError("joker.locked_meld", meld=number)
+        at_id = self._from_meld(meld, number, c.pieces)[0]
+        k = meld.ids.index(at_id)
+        if k == 0:
+            raise RummyError(
+                "parse.arguments",
+                command=str(c),
+                why=f"{c.pieces[0]} is the first piece of meld {number}: nothing to split off",
+                why_de=f"{c.pieces[0]} ist der erste Stein von Kombination {number}",
+            )
+        head, tail = meld.ids[:k], meld.ids[k:]
+        meld.ids = head
+        self.turn.table.insert(number, Meld(tail))
+        return [
+            self._working_event(
+                seat, "split", f"splits meld {number} at", f"teilt {number} bei", str(c.pieces[0])
+            )
+        ]
+
+    def _cmd_join(self, seat: int, c: Command) -> list[Event]:
+        number, other = c.meld or 0, int(c.target or 0)
+        first = self._touch(seat, number)
+        second = self._touch(seat, other)
+        if first is second:
+            raise RummyError("parse.meld_number", token=str(other), count=len(self.turn.table))
+        first.ids = self._arrange(first.ids + second.ids)
+        second.ids = []
+        if second.claim is not None:
+            second.claim = None
+        self._drop_empty()
+        return [
+            self._working_event(
+                seat, "join", f"joins melds {number} and", f"verbindet {number} und", str(other)
+            )
+        ]
+
+    def _cmd_swap(self, seat: int, c: Command) -> list[Event]:
+        """Free a table joker by the tile(s) it stands for (RULES.md: joker rules)."""
+        number = c.meld or 0
+        meld = self._touch(seat, number)
+        spec = self.rules.meld_spec
+        jokers = [i for i in meld.ids if self.deck[i].is_joker]
+        if not jokers:
+            raise RummyError("joker.not_in_meld", meld=number)
+        faces = self.faces(meld.ids)
+        meanings = joker_meanings(faces, spec)
+        for face in c.pieces:
+            if face.is_joker or face not in meanings:
+                stands = ", ".join(sorted(str(m) for m in meanings)) or "-"
+                raise RummyError(
+                    "joker.wrong_piece", piece=str(face), meld=number, stands_for=stands
+                )
+        ids = self._from_rack(c.pieces)
+        if len(ids) > len(jokers):
+            raise RummyError("joker.not_in_meld", meld=number)
+        freed = jokers[: len(ids)]
+        new_ids = [i for i in meld.ids if i not in freed] + ids
+        new_faces = self.faces(new_ids)
+        found = readings(new_faces, spec)
+        if not found:
+            raise explain_invalid(new_faces, spec, number)
+        if (
+            self.rules.group_joker_needs_fourth
+            and readings(faces, spec)[0].kind == "group"
+            and (len(new_ids) != 4 or any(self.deck[i].is_joker for i in new_ids))
+        ):
+            raise RummyError("joker.group_needs_fourth", meld=number)
+        for i in ids:
+            self.turn.rack.remove(i)
+            self.turn.played.append(i)
+        meld.ids = self._arrange(new_ids)
+        self.turn.rack.extend(freed)
+        if not self.rules.joker_freed_to_hand:
+            self.turn.freed.extend(freed)
+        return [
+            self._working_event(
+                seat,
+                "swap",
+                f"frees the joker of meld {number} with",
+                f"löst den Joker in {number} aus mit",
+                format_faces(c.pieces),
+            )
+        ]
+
+    def _cmd_take(self, seat: int, c: Command) -> list[Event]:
+        """Stein: put your joker in place of a table tile and take that tile to the hand."""
+        if not self.rules.take_with_joker:
+            raise RummyError("turn.not_allowed", command="take", preset=self.rules.name)
+        number = c.meld or 0
+        meld = self._touch(seat, number)
+        face = c.pieces[0]
+        if face.is_joker:
+            raise RummyError("joker.take_joker")
+        target = self._from_meld(meld, number, [face])[0]
+        jokers = [i for i in self.turn.rack if self.deck[i].is_joker]
+        if not jokers:
+            raise RummyError("joker.none_in_hand")
+        joker = jokers[0]
+        new_ids = [joker if i == target else i for i in meld.ids]
+        new_faces = self.faces(new_ids)
+        if not readings(new_faces, self.rules.meld_spec):
+            raise explain_invalid(new_faces, self.rules.meld_spec, number)
+        meld.ids = new_ids
+        self.turn.rack.remove(joker)
+        self.turn.played.append(joker)
+        self.turn.rack.append(target)
+        self.turn.taken.append(target)
+        return [
+            self._working_event(
+                seat,
+                "take",
+                f"takes from meld {number} with a joker:",
+                f"nimmt mit Joker aus {number}:",
+                str(face),
+            )
+        ]
+
+    def _cmd_claim(self, seat: int, c: Command) -> list[Event]:
+        if not self.rules.claims:
+            raise RummyError("turn.not_allowed", command="claim", preset=self.rules.name)
+        number = c.meld or 0
+        meld = self._touch(seat, number)
+        if meld.claim is not None:
+            raise RummyError("claim.already", meld=number)
+        found = readings(self.faces(meld.ids), self.rules.meld_spec)
+        if len(meld.ids) != 4 or not found or found[0].kind != "group":
+            raise RummyError("claim.not_group_of_four", meld=number)
+        if not any(i in self.turn.played for i in meld.ids):
+            raise RummyError("claim.not_formed", meld=number)
+        meld.claim = seat
+        return [
+            self._working_event(seat, "claim", "claims meld", "erklärt zum Claim:", str(number))
+        ]
+
+    def _cmd_unclaim(self, seat: int, c: Command) -> list[Event]:
+        if not self.rules.claims:
+            raise RummyError("turn.not_allowed", command="unclaim", preset=self.rules.name)
+        number = c.meld or 0
+        meld = self._meld_at(number)
+        if meld.claim is None:
+            raise RummyError("claim.not_claimed", meld=number)
+        if meld.claim != seat:
+            raise RummyError("claim.not_yours", meld=number, owner=self.players[meld.claim])
+        meld.claim = None
+        return [
+            self._working_event(
+                seat, "unclaim", "dissolves the claim", "löst den Claim auf:", str(number)
+            )
+        ]
+
+    # -- help ---------------------------------------------------------------------------
+
+    def _fixed_melds(self, seat: int) -> set[int]:
+        """Melds the solver must leave alone for this seat: others' claims."""
+        return {k for k, m in enumerate(self.turn.table) if m.claim is not None and m.claim != seat}
+
+    def _solve(self, seat: int, must_place: Sequence[Face] | None):
+        from .solver import solve
+
+        return solve(
+            self.table_faces(working=True),
+            self.faces(self.turn.rack),
+            self.rules,
+            opened=self.opened[seat],
+            mode="count",
+            fixed=self._fixed_melds(seat),
+            must_place=list(must_place) if must_place is not None else None,
+        )
+
+    def _cmd_place(self, seat: int, c: Command) -> list[Event]:
+        """Let the solver fit exactly these rack pieces into the table (where help is on)."""
+        if not self.rules.help_allowed:
+            raise RummyError("help.not_allowed")
+        ids = self._from_rack(c.pieces)  # names the piece when it is not in the rack
+        solution = self._solve(seat, c.pieces)
+        if solution is None or solution.count != len(c.pieces):
+            text = format_faces(c.pieces)
+            raise RummyError(
+                "place.impossible",
+                reason=f"{text} cannot all be placed: no valid table holds them.",
+                reason_de=f"{text} lassen sich nicht alle unterbringen: kein gültiger Tisch.",
+            )
+        self._adopt_solution(solution.table, ids)
+        return [self._working_event(seat, "place", "places", "legt", format_faces(c.pieces))]
+
+    def _adopt_solution(self, melds: list[list[Face]], placed: list[int]) -> None:
+        """Rebuild the working table from solver melds, reusing ids (claims kept in place)."""
+        pool = [i for m in self.turn.table for i in m.ids] + list(placed)
+        claims = {tuple(sorted(m.ids)): m.claim for m in self.turn.table if m.claim is not None}
+        new_table = []
+        for faces in melds:
+            ids = []
+            for face in faces:
+                pick = next(i for i in pool if self.deck[i] == face)
+                pool.remove(pick)
+                ids.append(pick)
+            new_table.append(Meld(self._arrange(ids), claims.get(tuple(sorted(ids)))))
+        for i in placed:
+            self.turn.rack.remove(i)
+            self.turn.played.append(i)
+        self.turn.table = new_table
+
+    def _cmd_hint(self, seat: int, c: Command) -> list[Event]:
+        if not self.rules.help_allowed:
+            raise RummyError("help.not_allowed")
+        if seat != self.current:
+            raise RummyError("turn.not_yours", player=self.players[self.current])
+        solution = self._solve(seat, None)
+        if solution is None or solution.count == 0:
+            end = "discard a tile" if self.is_stein else "draw"
+            end_de = "lege einen Stein ab" if self.is_stein else "ziehe"
+            return [
+                Event(
+                    "hint",
+                    seat,
+                    f"No move places a tile: {end}.",
+                    f"Kein Zug legt einen Stein: {end_de}.",
+                    private=True,
+                )
+            ]
+        text = f"place {format_faces(solution.placed)}"
+        return [
+            Event(
+                "hint",
+                seat,
+                f"Best move ({solution.count} tiles): {text}",
+                f"Bester Zug ({solution.count} Steine): {text}",
+                private=True,
+                pieces=tuple(str(f) for f in solution.placed),
+            )
+        ]
+
+    # -- undo / reset -------------------------------------------------------------------
+
+    def _cmd_undo(self, seat: int, c: Command) -> list[Event]:
+        if not self.turn.history:
+            raise RummyError("turn.nothing_to_undo")
+        self.turn.restore(self.turn.history.pop())
+        return [Event("undo", seat, "Undone.", "Zurückgenommen.", private=True)]
+
+    def _cmd_reset(self, seat: int, c: Command) -> list[Event]:
+        self._reset_turn()
+        return [
+            Event(
+                "reset",
+                seat,
+                "The table is as it was at the start of your turn.",
+                "Der Tisch ist wieder wie zu Beginn deines Zuges.",
+                private=True,
+            )
+        ]
+
+    def _reset_turn(self) -> None:
+        t = self.turn
+        t.table = [m.copy() for m in self.table]
+        t.rack = list(self.racks[self.current])
+        t.played, t.freed, t.taken, t.history = [], [], [], []
+
+    # -- ending the turn ----------------------------------------------------------------
+
+    def _opening_value(self) -> int:
+        """Value of the melds laid from the rack alone this turn (RULES.md opening)."""
+        played = set(self.turn.played)
+        total = 0
+        for meld in self.turn.table:
+            if meld.ids and all(i in played for i in meld.ids):
+                found = readings(self.faces(meld.ids), self.rules.meld_spec)
+                if found:
+                    total += found[0].value
+        return total
+
+    def check_turn(self, seat: int) -> None:
+        """Why the turn cannot end now, as one error naming every fault (or nothing)."""
+        spec = self.rules.meld_spec
+        reasons, reasons_de = [], []
+        for no, meld in enumerate(self.turn.table, 1):
+            faces = self.faces(meld.ids)
+            if not readings(faces, spec):
+                err = explain_invalid(faces, spec, no)
+                reasons.append(err.message("en"))
+                reasons_de.append(err.message("de"))
+            elif meld.claim is not None:
+                found = readings(faces, spec)[0]
+                if len(meld.ids) != 4 or found.kind != "group":
+                    err = RummyError("claim.broken", meld=no)
+                    reasons.append(err.message("en"))
+                    reasons_de.append(err.message("de"))
+        if reasons:
+            raise RummyError(
+                "turn.invalid_table", reasons=" ".join(reasons), reasons_de=" ".join(reasons_de)
+            )
+        played = set(self.turn.played)
+        if not self.opened[seat] and played:
+            if self.rules.opening_minimum:
+                value = self._opening_value()
+                if value < self.rules.opening_minimum:
+                    raise RummyError(
+                        "opening.below_minimum", value=value, minimum=self.rules.opening_minimum
+                    )
+            elif not any(m.ids and all(i in played for i in m.ids) for m in self.turn.table):
+                raise RummyError("opening.no_meld")
+        for joker in self.turn.freed:
+            home = next((m for m in self.turn.table if joker in m.ids), None)
+            if home is None or not any(i in played and i != joker for i in home.ids):
+                raise RummyError("joker.freed_unused")
+
+    def _cmd_done(self, seat: int, c: Command) -> list[Event]:
+        self._require_draws()
+        if self.is_stein and self.turn.rack:
+            raise RummyError("turn.must_discard")
+        if not self.is_stein and not self.turn.played:
+            raise RummyError("turn.nothing_played")
+        self.check_turn(seat)
+        return self._commit(seat) + self._end_turn(seat)
+
+    def _cmd_discard(self, seat: int, c: Command) -> list[Event]:
+        if not self.rules.discard_required:
+            raise RummyError("turn.no_discard")
+        self._require_draws()
+        piece = self._from_rack(c.pieces)[0]
+        self.check_turn(seat)
+        self.turn.rack.remove(piece)
+        self.discards.append(piece)
+        name, p = self.players[seat], str(self.deck[piece])
+        events = self._commit(seat)
+        events.append(
+            Event("discard", seat, f"{name} discards {p}.", f"{name} legt {p} ab.", pieces=(p,))
+        )
+        return events + self._end_turn(seat)
+
+    def _commit(self, seat: int) -> list[Event]:
+        """Make the working table and rack the game's own."""
+        events: list[Event] = []
+        start_melds = {tuple(m.ids) for m in self.table}
+        changed = set(self.turn.played)
+        for meld in self.turn.table:
+            if tuple(meld.ids) not in start_melds:
+                changed.update(meld.ids)
+        if self.turn.played and not self.opened[seat]:
+            self.opened[seat] = True
+            name = self.players[seat]
+            events.append(Event("opened", seat, f"{name} has opened.", f"{name} hat eröffnet."))
+        self.last_changed = sorted(changed & {i for m in self.turn.table for i in m.ids})
+        self.table = [m.copy() for m in self.turn.table]
+        self.racks[seat] = list(self.turn.rack)
+        return events
+
+    def _end_turn(self, seat: int) -> list[Event]:
+        """After a committed turn: win, stalemate, or the next player."""
+        table_changed = bool(self.turn.played) or bool(self.turn.taken)
+        if not self.racks[seat]:
+            return self._finish("out", seat)
+        if not self.pool and not table_changed:
+            self.quiet += 1
+        else:
+            self.quiet = 0
+        if not self.pool and self.quiet >= len(self.players):
+            return self._finish("stalemate", None)
+        n = len(self.players)
+        self.current = (seat + 1) % n
+        self.turn_no += 1
+        if self.current == self.start_player:
+            self.round_no += 1
+        self.turn = Turn([m.copy() for m in self.table], list(self.racks[self.current]))
+        name = self.players[self.current]
+        return [Event("turn", self.current, f"{name} is to move.", f"{name} ist am Zug.")]
+
+    def _finish(self, reason: str, winner: int | None) -> list[Event]:
+        self.status = "finished"
+        lefts = [self.faces(r) for r in self.racks]
+        claims = [sum(1 for m in self.table if m.claim == s) for s in range(len(self.players))]
+        first_round = winner is not None and self.round_no == 0
+        points = score_tile_game(
+            self.rules,
+            lefts,
+            winner,
+            claims=claims if self.rules.claims else None,
+            first_round=first_round,
+        )
+        if self.rules.game == "rummikub":
+            ranks = competition_ranks(points)
+        else:
+            ranks = places_by_tiles_left([len(x) for x in lefts], winner)
+        details: dict[str, Any] = {"first_round": first_round}
+        if self.rules.claims:
+            details["claims"] = claims
+        if self.rules.game == "rummikub":
+            details["rack_values"] = [rack_value(x, self.rules.joker_penalty) for x in lefts]
+        self.result = Result(
+            reason=reason,  # type: ignore[arg-type]
+            winner=winner,
+            points=points,
+            ranks=ranks,
+            left=[[str(f) for f in x] for x in lefts],
+            details=details,
+        )
+        self.turn = Turn([m.copy() for m in self.table], [])
+        if winner is not None:
+            name = self.players[winner]
+            text, text_de = (
+                f"{name} is out and wins!",
+                f"{name} hat alle Steine abgelegt und gewinnt!",
+            )
+        elif reason == "stalemate":
+            text, text_de = (
+                "Nobody can play any more: the game ends.",
+                "Niemand kann mehr spielen: das Spiel endet.",
+            )
+        else:
+            text, text_de = "The game was ended.", "Das Spiel wurde beendet."
+        return [Event("game_over", winner, text, text_de)]
+
+    def end(self, reason: str = "ended") -> list[Event]:
+        """End the game now (organiser's decision or abandonment), scored by what is left."""
+        if self.status != "playing":
+            raise RummyError("game.over")
+        self.turn = Turn([m.copy() for m in self.table], list(self.racks[self.current]))
+        return self._finish(reason, None)
+
+    def timeout(self) -> list[Event]:
+        """The preset's time-out action for the player to move (RULES.md)."""
+        if self.status != "playing":
+            raise RummyError("game.over")
+        seat = self.current
+        name = self.players[seat]
+        self._reset_turn()
+        events = [
+            Event(
+                "timeout", seat, f"{name} ran out of time.", f"{name} hat die Zeit überschritten."
+            )
+        ]
+        action = self.rules.timeout_action
+        if action == "penalty":
+            got = self._take_from_pool(seat, self.rules.timeout_penalty_tiles)
+            events.append(
+                Event(
+                    "penalty",
+                    seat,
+                    f"{name} draws {len(got)} penalty tiles.",
+                    f"{name} zieht {len(got)} Strafsteine.",
+                )
+            )
+            if got:
+                events.append(
+                    self._private(seat, "drew", got, "You drew {p}.", "Du hast {p} gezogen.")
+                )
+        elif action == "auto_discard":
+            while not self.draws_complete():
+                if self.pool:
+                    self._take_from_pool(seat, 1)
+                    self.turn.drawn += 1
+                else:
+                    piece = self.discards.pop()
+                    self.racks[seat].append(piece)
+                    self.turn.rack.append(piece)
+                    self.turn.new.append(piece)
+                    self.turn.picked += 1
+            rack = self.turn.rack
+            piece = (self.turn.new or rack)[-1]
+            rack.remove(piece)
+            self.racks[seat] = list(rack)
+            self.discards.append(piece)
+            p = str(self.deck[piece])
+            events.append(
+                Event("discard", seat, f"{name} discards {p}.", f"{name} legt {p} ab.", pieces=(p,))
+            )
+        return events + self._end_turn(seat)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _private(self, seat: int, kind: str, ids: list[int], en: str, de: str) -> Event:
+        p = format_faces(self.faces(ids))
+        return Event(
+            kind, seat, en.format(p=p), de.format(p=p), private=True, pieces=tuple(p.split())
+        )
+
+    def _working_event(self, seat: int, kind: str, en: str, de: str, what: str) -> Event:
+        name = self.players[seat]
+        return Event(kind, seat, f"{name} {en} {what}", f"{name} {de} {what}", private=True)
