@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
@@ -161,6 +162,15 @@ def _run_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
 
 def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     """Every valid reading of the pieces, the preferred one first (empty when invalid)."""
+    return list(_readings(tuple(faces), spec))
+
+
+@lru_cache(maxsize=1 << 16)
+def _readings(faces: tuple[Face, ...], spec: MeldSpec) -> tuple[Reading, ...]:
+    return tuple(_compute_readings(faces, spec))
+
+
+def _compute_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     if len(faces) < spec.min_size or all(f.is_joker for f in faces):
         return []
     real = [f for f in faces if not f.is_joker]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from .errors import RummyError
@@ -84,8 +85,9 @@ class RuleSet:
         return MeldSpec(self.run_mode, self.max_run, 3, 4, self.meld_values)
 
     def deck(self, n_players: int) -> Deck:
-        jokers = self.pool_jokers + self.jokers_per_player * n_players
-        return Deck.build(self.family, self.copies, jokers)
+        return _deck(
+            self.family, self.copies, self.pool_jokers + self.jokers_per_player * n_players
+        )
 
     def check_players(self, count: int) -> None:
         if not self.min_players <= count <= self.max_players:
@@ -149,6 +151,11 @@ class RuleSet:
 
     def hand_size_for(self, n_players: int) -> int:
         return dict(self.hand_size_by_players).get(n_players, self.hand_size)
+
+
+@lru_cache(maxsize=64)
+def _deck(family: Family, copies: int, jokers: int) -> Deck:
+    return Deck.build(family, copies, jokers)
 
 
 STEIN = RuleSet(

@@ -1,0 +1,139 @@
+"""Simple legal moves for tile games: meld finding and a random player.
+
+Used by the random-game tests, as the ``easy`` level's move source, and wherever a quick legal
+turn is needed. It does not search the table for rearrangements (the solver does that); it lays
+melds from the rack and lays single tiles off onto table melds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+
+from .melds import MeldSpec, readings
+from .pieces import Face, format_faces
+
+
+def candidate_melds(faces: Sequence[Face], spec: MeldSpec) -> list[list[Face]]:
+    """Valid melds that can be made from these pieces (not necessarily disjoint): groups of
+    3-4 by value, runs by colour (wrapping where the spec allows), each with a joker added
+    where one completes it."""
+    real = [f for f in faces if not f.is_joker]
+    jokers = [f for f in faces if f.is_joker]
+    found: list[list[Face]] = []
+    by_rank: dict[int, set[Face]] = defaultdict(set)
+    by_suit: dict[int, set[int]] = defaultdict(set)
+    for f in real:
+        by_rank[f.rank].add(f)
+        by_suit[f.suit].add(f.rank)
+    for group in by_rank.values():
+        distinct = sorted(group)
+        if len(distinct) >= 3:
+            found.append(distinct[:4])
+        elif len(distinct) == 2 and jokers:
+            found.append([*distinct, jokers[0]])
+    face_type = type(real[0]) if real else None
+    for suit, ranks in by_suit.items():
+        order = list(range(1, 14))
+        if spec.run_mode == "wrap":
+            order = order + order[:2]
+        run: list[int] = []
+        for r in [*order, 0]:
+            if r in ranks and (not run or run[-1] % 13 + 1 == r) and r not in run:
+                run.append(r)
+                continue
+            if len(run) >= 3:
+                found.append([face_type(suit, x) for x in run])  # type: ignore[misc]
+            elif len(run) == 2 and jokers:
+                found.append([face_type(suit, run[0]), face_type(suit, run[1]), jokers[0]])  # type: ignore[misc]
+            run = [r] if r in ranks else []
+    return [m for m in found if readings(m, spec)]
+
+
+def disjoint_melds(
+    faces: Sequence[Face], spec: MeldSpec, rng: random.Random | None = None
+) -> list[list[Face]]:
+    """A set of melds that can be laid together from these pieces (greedy, largest first)."""
+    left = list(faces)
+    chosen: list[list[Face]] = []
+    while True:
+        options = candidate_melds(left, spec)
+        if not options:
+            return chosen
+        if rng is not None:
+            rng.shuffle(options)
+        options.sort(key=len, reverse=True)
+        meld = options[0]
+        for f in meld:
+            left.remove(f)
+        chosen.append(meld)
+
+
+def random_tile_turn(game, seat: int, rng: random.Random) -> str:
+    """A legal turn for ``seat`` in a tile game, as command text (commands joined by ';').
+
+    Draw as the preset requires, lay what melds the rack holds (meeting the opening rule),
+    lay off single tiles where they fit once opened, then discard or end the turn."""
+    rules = game.rules
+    spec = rules.meld_spec
+    parts: list[str] = []
+    rack = list(game.rack(seat))
+    if rules.game == "stein":
+        draws, picked = 0, False
+        if game.discards and rng.random() < 0.3:
+            top = game.deck[game.discards[-1]]
+            parts.append(f"pick {top}")
+            rack.append(top)
+            draws, picked = 1, True
+        pool = list(game.pool)
+        while draws < rules.draws_per_turn and pool:
+            rack.append(game.deck[pool.pop()])
+            parts.append("draw")
+            draws += 1
+        if draws < rules.draws_per_turn and not picked and game.discards:
+            top = game.deck[game.discards[-1]]
+            parts.append(f"pick {top}")
+            rack.append(top)
+    melds = disjoint_melds(rack, spec, rng)
+    if rules.opening_minimum and not game.opened[seat]:
+        value = sum(readings(m, spec)[0].value for m in melds)
+        if value < rules.opening_minimum:
+            melds = []
+    for meld in melds:
+        for f in meld:
+            rack.remove(f)
+    if rules.game == "stein" and melds and not rack:
+        # keep a tile to discard: give back the last meld's extra piece or the smallest meld
+        last = melds.pop()
+        rack.extend(last)
+    if melds:
+        parts.append("meld " + " | ".join(format_faces(m) for m in melds))
+    table = [list(m) for m in game.table_faces()] + [list(m) for m in melds]
+    if game.opened[seat]:
+        own_start = len(game.table_faces())
+        for f in list(rack):
+            if rules.game == "stein" and len(rack) <= 1:
+                break
+            for k, meld in enumerate(table):
+                if k >= own_start:
+                    continue
+                claim = game.table[k].claim if k < len(game.table) else None
+                if claim is not None and claim != seat:
+                    continue
+                if readings([*meld, f], spec):
+                    parts.append(f"add {k + 1} {f}")
+                    meld.append(f)
+                    rack.remove(f)
+                    break
+    if rules.game == "stein":
+        if rack:
+            discard = rng.choice(rack)
+            parts.append(f"discard {discard}")
+        else:
+            parts.append("done")
+    elif any(p.startswith(("meld", "add")) for p in parts):
+        parts.append("done")
+    else:
+        parts.append("draw")
+    return "; ".join(parts)
