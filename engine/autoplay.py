@@ -80,12 +80,13 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
     parts: list[str] = []
     rack = list(game.rack(seat))
     if rules.game == "stein":
-        draws, picked = 0, False
-        if game.discards and rng.random() < 0.3:
+        draws = game.turn.drawn + game.turn.picked
+        picked = game.turn.picked >= rules.discard_picks_per_turn
+        if game.discards and not picked and draws < rules.draws_per_turn and rng.random() < 0.3:
             top = game.deck[game.discards[-1]]
             parts.append(f"pick {top}")
             rack.append(top)
-            draws, picked = 1, True
+            draws, picked = draws + 1, True
         pool = list(game.pool)
         while draws < rules.draws_per_turn and pool:
             rack.append(game.deck[pool.pop()])

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from typing import Any
 
 from .errors import RummyError
 from .melds import analyse
-from .pieces import format_faces, parse_faces, parse_melds
+from .pieces import format_faces, parse_faces
 from .rules import PRESETS, RuleSet, preset
 from .scoring import score_tile_game
+from .tiles import TileGame
 
 
 def number(x: float) -> int | float:
@@ -65,51 +65,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- turn
 
 
-def position_game(rules: RuleSet, table_text: str, hand_text: str, opened: bool, draws_done: bool):
-    """A game position for the player to move: this table and hand, the rest of the preset's
-    pieces in the pool (shuffled with a fixed seed), the other seats empty."""
-    from .tiles import Meld, TileGame
-
-    n = rules.min_players
-    deck = rules.deck(n)
-    melds = parse_melds(table_text, "tile")
-    hand = parse_faces(hand_text, "tile")
-    free = list(range(len(deck)))
-
-    def take(face) -> int:
-        for i in free:
-            if deck[i] == face:
-                free.remove(i)
-                return i
-        raise RummyError(
-            "parse.arguments",
-            command="turn",
-            why=f"more {face} than the preset has",
-            why_de=f"mehr {face} als die Variante hat",
-        )
-
-    table = [Meld([take(f) for f in meld]) for meld in melds]
-    rack = [take(f) for f in hand]
-    random.Random(0).shuffle(free)
-    racks: list[list[int]] = [rack] + [[] for _ in range(n - 1)]
-    game = TileGame(
-        rules,
-        [f"P{k + 1}" for k in range(n)],
-        0,
-        pool=free,
-        discards=[],
-        racks=racks,
-        table=table,
-        opened=[opened] + [True] * (n - 1),
-        current=0,
-        start_player=0,
-        round_no=1,
-    )
-    if rules.game == "stein" and draws_done:
-        game.turn.drawn = rules.draws_per_turn
-    return game
-
-
 def cmd_turn(args: argparse.Namespace) -> int:
     rules = _rules(args.rules)
     if rules.family == "card":
@@ -134,7 +89,9 @@ def tile_turn(
 ) -> dict[str, Any]:
     first = commands.strip().split(None, 1)[0].lower() if commands.strip() else ""
     try:
-        game = position_game(rules, table, hand, opened, draws_done=first not in ("draw", "pick"))
+        game = TileGame.position(
+            rules, table, [hand], opened=[opened], draws_done=first not in ("draw", "pick")
+        )
         game.apply(0, commands)
     except RummyError as exc:
         return {"ok": False, "table": None, "hand": None, "error": exc.to_dict(lang)}

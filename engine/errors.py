@@ -216,6 +216,99 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{preset} is played by {minimum} to {maximum} players, not {count}.",
         "{preset} wird von {minimum} bis {maximum} Personen gespielt, nicht von {count}.",
     ),
+    # card games (engine/cards.py: Rommé and classic Rummy)
+    "cards.not_in_hand": ("{card} is not in your hand.", "{card} ist nicht in deiner Hand."),
+    "cards.draw_first": (
+        "Draw first: draw (top of the talon) or pick (the top discard).",
+        "Erst aufnehmen: draw (vom Talon) oder pick (die oberste abgelegte Karte).",
+    ),
+    "cards.already_drawn": (
+        "You have already drawn this turn.",
+        "Du hast in diesem Zug schon aufgenommen.",
+    ),
+    "cards.talon_empty": ("The talon is empty.", "Der Talon ist leer."),
+    "cards.discards_empty": (
+        "The discard pile is empty: draw from the talon.",
+        "Der Abwurfstapel ist leer: ziehe vom Talon.",
+    ),
+    "cards.pick_wrong": (
+        "Only the top discard ({top}) may be taken, not {card}.",
+        "Nur die oberste abgelegte Karte ({top}) darf genommen werden, nicht {card}.",
+    ),
+    "cards.discard_picked": (
+        "{card} was taken from the discard pile this turn and may not be discarded again.",
+        "{card} wurde in diesem Zug vom Abwurfstapel genommen und darf nicht gleich wieder "
+        "abgelegt werden.",
+    ),
+    "cards.must_discard": (
+        "End your turn by discarding a card: discard CARD.",
+        "Beende den Zug, indem du eine Karte ablegst: discard KARTE.",
+    ),
+    "cards.keep_one": (
+        "You must keep a card to discard: {why}",
+        "Du musst eine Karte zum Ablegen behalten: {why_de}",
+    ),
+    "cards.not_opened": (
+        "Before you have opened you may lay off or swap jokers only when you go out this turn "
+        "(Hand-Rommé): {command}.",
+        "Vor dem ersten Auslegen darfst du nur anlegen oder Joker tauschen, wenn du in diesem Zug "
+        "ausmachst (Hand-Rommé): {command}.",
+    ),
+    "cards.layoff": (
+        "{cards} do not fit meld {meld} ({meld_cards}).",
+        "{cards} passt nicht an Kombination {meld} ({meld_cards}).",
+    ),
+    "cards.declare_off": (
+        "{token}: declaring what a joker stands for is variant b, which is off in this game.",
+        "{token}: einen Joker festlegen ist Variante b, die in diesem Spiel aus ist.",
+    ),
+    "cards.declare_bad": ('"{token}": {why}', '"{token}": {why_de}'),
+    "cards.knock_when": (
+        "You may knock only while {player} has drawn from the talon and not yet discarded.",
+        "Klopfen geht nur, solange {player} vom Talon gezogen und noch nicht abgelegt hat.",
+    ),
+    "cards.knock_own": (
+        "You discarded {card} yourself and cannot knock for it.",
+        "Du hast {card} selbst abgelegt und kannst nicht darum klopfen.",
+    ),
+    "cards.knock_pending": (
+        "You have already knocked for {card}: meld it on your turn first.",
+        "Du hast schon um {card} geklopft: lege sie erst in deinem Zug aus.",
+    ),
+    "cards.knock_not_opened": (
+        "Only a player who has opened may knock: you could not meld {card} yet.",
+        "Nur wer schon ausgelegt hat, darf klopfen: du könntest {card} noch nicht auslegen.",
+    ),
+    "cards.knock_unusable": (
+        "{card} does not make a meld with two cards of your hand.",
+        "{card} ergibt mit zwei Karten deiner Hand keine Kombination.",
+    ),
+    "cards.knock_talon": (
+        "Knocking needs two talon cards and the talon has {count}.",
+        "Klopfen braucht zwei Talonkarten, der Talon hat {count}.",
+    ),
+    "cards.knock_meld_first": (
+        "You knocked: first meld {card} with at least two cards from your hand.",
+        "Du hast geklopft: lege zuerst {card} mit mindestens zwei Karten aus der Hand aus.",
+    ),
+    "cards.announce_when": (
+        "Announce (knock) at the start of your turn, before you draw.",
+        "Ansagen (knock) geht am Anfang deines Zuges, bevor du aufnimmst.",
+    ),
+    "cards.announce_high": (
+        "Your hand counts {value} points: you may announce only at 10 or less.",
+        "Deine Hand zählt {value} Punkte: ansagen darfst du erst bei höchstens 10.",
+    ),
+    "cards.announce_twice": ("{player} has already announced.", "{player} hat schon angesagt."),
+    "cards.colour_short": (
+        "Colour Rommé needs 10 cards of one suit; your longest suit has {count}.",
+        "Farbenrommé braucht 10 Karten einer Farbe; deine längste Farbe hat {count}.",
+    ),
+    "cards.score_winner": (
+        "Exactly one player must have gone out (an empty hand), not {count}.",
+        "Genau eine Person muss ausgemacht haben (leere Hand), nicht {count}.",
+    ),
+    "cards.position": ("{why}", "{why_de}"),
 }
 
 

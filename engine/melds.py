@@ -231,5 +231,14 @@ def explain_invalid(faces: Sequence[Face], spec: MeldSpec, meld_no: int | None) 
 
 
 def joker_meanings(faces: Sequence[Face], spec: MeldSpec) -> set[Face]:
-    """Every face some joker of this meld can stand for, over all its readings."""
-    return {m for r in readings(faces, spec) for m in r.joker_meanings()}
+    """Every face some joker of this meld can stand for, over all its readings. In a group a
+    joker can stand for any missing colour."""
+    meanings: set[Face] = set()
+    for r in readings(faces, spec):
+        if r.kind == "group":
+            present = {f.suit for f in faces if not f.is_joker}
+            face_type, rank = type(r.stands_for[0]), r.stands_for[0].rank
+            meanings.update(face_type(s, rank) for s in range(4) if s not in present)
+        else:
+            meanings.update(r.joker_meanings())
+    return meanings

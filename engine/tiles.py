@@ -21,7 +21,7 @@ from .commands import Command, parse_commands
 from .errors import RummyError
 from .game import Event, MeldView, PublicView, Result, SeatView, canonical_json
 from .melds import analyse, explain_invalid, joker_meanings, readings
-from .pieces import Deck, Face, format_faces
+from .pieces import Deck, Face, format_faces, parse_faces, parse_melds
 from .rules import RuleSet
 from .scoring import (
     competition_ranks,
@@ -132,7 +132,7 @@ class TileGame:
         quiet: int = 0,
         last_changed: list[int] | None = None,
         turn: Turn | None = None,
-        lot: list[int] | None = None,
+        lot: list[list[int]] | None = None,
     ) -> None:
         self.rules = rules
         self.players = players
@@ -166,7 +166,7 @@ class TileGame:
         personal = deck.jokers()[: rules.jokers_per_player * n]
         pool = [i for i in range(len(deck)) if i not in set(personal)]
         rng.shuffle(pool)
-        lot: list[int] = []
+        lot: list[list[int]] = []
         if rules.game == "rummikub":
             start, lot = cls._draw_for_start(deck, pool, rng, n)
         else:
@@ -189,17 +189,75 @@ class TileGame:
             lot=lot,
         )
 
+    @classmethod
+    def position(
+        cls,
+        rules: RuleSet,
+        table: str,
+        hands: Sequence[str],
+        *,
+        opened: Sequence[bool] = (),
+        discards: str = "",
+        current: int = 0,
+        draws_done: bool = True,
+        players: int | None = None,
+        round_no: int = 1,
+    ) -> TileGame:
+        """A game at a given position, for the `rummy turn` tool, puzzles and tests: these
+        melds on the table, these hands (seat 0 first; missing seats hold nothing), this
+        discard stock; every other piece of the preset is in the pool, shuffled with seed 0.
+        With ``draws_done`` a Stein player to move has already drawn."""
+        n = max(players or rules.min_players, len(hands))
+        deck = rules.deck(n)
+        free = list(range(len(deck)))
+
+        def take(face: Face) -> int:
+            for i in free:
+                if deck[i] == face:
+                    free.remove(i)
+                    return i
+            raise RummyError(
+                "parse.arguments",
+                command="position",
+                why=f"more {face} than {rules.name} has",
+                why_de=f"mehr {face} als {rules.name} hat",
+            )
+
+        melds = [Meld([take(f) for f in m]) for m in parse_melds(table, "tile")]
+        racks = [[take(f) for f in parse_faces(h, "tile")] for h in hands]
+        racks += [[] for _ in range(n - len(racks))]
+        stock = [take(f) for f in parse_faces(discards, "tile")] if discards.strip() else []
+        random.Random(0).shuffle(free)
+        flags = list(opened) + [False] * (n - len(opened))
+        game = cls(
+            rules,
+            [f"P{k + 1}" for k in range(n)],
+            0,
+            pool=free,
+            discards=stock,
+            racks=racks,
+            table=melds,
+            opened=flags,
+            current=current,
+            start_player=0,
+            round_no=round_no,
+        )
+        if rules.game == "stein" and draws_done:
+            game.turn.drawn = rules.draws_per_turn
+        return game
+
     @staticmethod
     def _draw_for_start(
         deck: Deck, pool: list[int], rng: random.Random, n: int
-    ) -> tuple[int, list[int]]:
+    ) -> tuple[int, list[list[int]]]:
         """Rummikub: everybody draws a tile, the highest value starts, ties draw again; the
-        tiles go back into the pool and it is shuffled again. A joker drawn counts as 0."""
+        tiles go back into the pool and it is shuffled again. A joker drawn counts as 0.
+        Returns the start seat and every draw as [seat, piece id]."""
         contenders = list(range(n))
-        shown: list[int] = []
+        shown: list[list[int]] = []
         while True:
             sample = rng.sample(pool, len(contenders))
-            shown = sample
+            shown += [[seat, piece] for seat, piece in zip(contenders, sample, strict=True)]
             values = [deck[i].rank for i in sample]
             best = max(values)
             winners = [c for c, v in zip(contenders, values, strict=True) if v == best]
@@ -255,7 +313,7 @@ class TileGame:
             quiet=data["quiet"],
             last_changed=list(data["last_changed"]),
             turn=Turn.from_dict(data["turn"]),
-            lot=list(data.get("lot", [])),
+            lot=[list(x) for x in data.get("lot", [])],
         )
 
     @classmethod
@@ -281,7 +339,7 @@ class TileGame:
             quiet=self.quiet,
             last_changed=list(self.last_changed),
             turn=self.turn.copy(),
-            lot=list(self.lot),
+            lot=[list(x) for x in self.lot],
         )
 
     def _adopt(self, other: TileGame) -> None:
@@ -746,9 +804,7 @@ class TileGame:
                     "joker.wrong_piece", piece=str(face), meld=number, stands_for=stands
                 )
         ids = self._from_rack(c.pieces)
-        if len(ids) > len(jokers):
-            raise RummyError("joker.not_in_meld", meld=number)
-        freed = jokers[: len(ids)]
+        freed = jokers[: len(ids)]  # more tiles than jokers: a group completed to four
         new_ids = [i for i in meld.ids if i not in freed] + ids
         new_faces = self.faces(new_ids)
         found = readings(new_faces, spec)
