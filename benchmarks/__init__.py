@@ -1,0 +1,1 @@
+"""Reproducible performance runs (``python -m benchmarks`` or ``make bench``); not timed tests."""
