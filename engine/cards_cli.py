@@ -1,0 +1,135 @@
+"""Card-game parts of the ``rummy`` tool: ``rummy settle`` and the card halves of ``validate``,
+``turn`` and ``score`` (called from ``engine/cli.py``).
+
+- ``rummy settle --names A,B,C,D --penalties 80,220,0,350 [--json]``
+  -> ``{"pairs": [{"a": "A", "b": "B", "a_gets": 140}, ...], "balances": {"A": 330, ...}}``
+  (RULES.md ``romme`` "Settlement"; seed 001 "6. Abrechnung").
+- :func:`card_validate`, :func:`card_turn`, :func:`card_score`: plain dicts / lists, a contract.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import CardGame, romme_penalties, rummy_points
+from .errors import RummyError
+from .melds import analyse
+from .pieces import Face, parse_faces
+from .rules import RuleSet
+
+
+def card_validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
+    """One card meld: ``{"valid", "kind", "value", "reason"}`` (value as Rommé's opening counts
+    it, or Rummy's card points)."""
+    try:
+        faces = parse_faces(text, "card")
+        reading = analyse(faces, rules.meld_spec)
+    except RummyError as exc:
+        return {"valid": False, "kind": None, "value": None, "reason": exc.message(lang)}
+    return {"valid": True, "kind": reading.kind, "value": reading.value, "reason": None}
+
+
+def card_turn(
+    rules: RuleSet, table_text: str, hand_text: str, opened: bool, commands_text: str
+) -> dict[str, Any]:
+    """Play one turn from a position: the hand is the mover's hand after drawing (unless the
+    commands start with ``draw``/``pick``, which then fail: a position has no talon).
+    ``{"ok", "table": [[card, ...], ...], "hand": [card, ...], "error": {"code", "message"}|None}``.
+    The turn must end (discard, or going out)."""
+    first = commands_text.strip().split(None, 1)[0].lower() if commands_text.strip() else ""
+    try:
+        game = CardGame.position(
+            rules,
+            table_text,
+            [hand_text],
+            opened=[opened],
+            drawn=first not in ("draw", "pick", "ziehen", "nehmen"),
+        )
+        game.apply(0, commands_text)
+    except RummyError as exc:
+        return {"ok": False, "table": None, "hand": None, "error": exc.to_dict()}
+    if game.current == 0 and game.status == "playing":
+        return {
+            "ok": False,
+            "table": None,
+            "hand": None,
+            "error": {
+                "code": "turn.unfinished",
+                "message": "The turn did not end: finish with discard CARD.",
+            },
+        }
+    return {
+        "ok": True,
+        "table": [[str(f) for f in meld] for meld in game.table_faces()],
+        "hand": [str(f) for f in game.rack(0)],
+        "error": None,
+    }
+
+
+def card_score(
+    rules: RuleSet, lefts: Sequence[Sequence[Face]], rummy_bonus: bool
+) -> list[int | float]:
+    """Score a finished card game from the cards left per seat.
+
+    Rommé: signed points, ``-penalty`` per seat (0 for the seat that went out), so a higher
+    number is better as in the other presets; ``rummy_bonus`` means Hand-Rommé (doubles).
+    Classic Rummy: the one seat with an empty hand gets the others' card points (doubled when
+    ``rummy_bonus``: went rummy), everybody else 0."""
+    if rules.game == "romme":
+        penalties = romme_penalties(
+            lefts,
+            hand_romme=rummy_bonus and rules.hand_romme_double,
+            joker_double=rules.variant_joker_double,
+        )
+        return [-p if p else 0 for p in penalties]
+    winners = [seat for seat, left in enumerate(lefts) if not left]
+    if len(winners) != 1:
+        raise RummyError("cards.score_winner", count=len(winners))
+    return list(rummy_points(lefts, winners[0], rummy=rummy_bonus and rules.rummy_bonus_double))
+
+
+# ---------------------------------------------------------------------- rummy settle
+
+
+def cmd_settle(args: argparse.Namespace) -> int:
+    from .settlement import SettlementError, settle  # written alongside; imported lazily
+
+    names = [n.strip() for n in args.names.split(",") if n.strip()]
+    try:
+        penalties = [int(p) for p in args.penalties.split(",")]
+    except ValueError:
+        print("rummy settle: --penalties takes whole numbers, e.g. 80,220,0,350", file=sys.stderr)
+        return 2
+    try:
+        result = settle(names, penalties)
+    except SettlementError as exc:
+        print(f"rummy settle: {exc.message(args.lang)}", file=sys.stderr)
+        return 2
+    data = result.to_dict()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+        return 0
+    for pair in data["pairs"]:
+        a, b, amount = pair["a"], pair["b"], pair["a_gets"]
+        if amount > 0:
+            print(f"{a} gets {amount} from {b}")
+        elif amount < 0:
+            print(f"{b} gets {-amount} from {a}")
+        else:
+            print(f"{a} and {b} are even")
+    print("balances: " + ", ".join(f"{k} {v:+d}" for k, v in data["balances"].items()))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the card sub-commands to the ``rummy`` parser."""
+    p = sub.add_parser("settle", help="settle a Rommé sitting pairwise")
+    p.add_argument("--names", required=True, help="comma-separated names, e.g. A,B,C,D")
+    p.add_argument("--penalties", required=True, help="penalty totals, e.g. 80,220,0,350")
+    p.add_argument("--json", action="store_true", help="print JSON (a contract)")
+    p.add_argument("--lang", default="en", choices=["en", "de"], help="language of messages")
+    p.set_defaults(func=cmd_settle)
