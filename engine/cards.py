@@ -1424,7 +1424,7 @@ class CardGame:
                 lefts_ids[seat] += knock["hidden"]
         lefts = [self.faces(ids) for ids in lefts_ids]
         details: dict[str, Any] = {}
-        if reason in ("draw", "stalemate"):
+        if reason in ("draw", "stalemate") or (not self.is_romme and winner is None):
             points: list[int] = [0] * n
             ranks = [1] * n
         elif self.is_romme:
@@ -1475,10 +1475,23 @@ class CardGame:
                 "Nobody can go out any more: the hand is a draw and nobody scores.",
                 "Niemand kann mehr ausmachen: unentschieden, niemand bekommt Punkte.",
             ),
+            "ended": ("The game was ended.", "Das Spiel wurde beendet."),
+            "abandoned": ("The game was abandoned.", "Das Spiel wurde aufgegeben."),
         }
         en, de = texts[reason]
         scores = ", ".join(f"{self._name(s)} {p}" for s, p in enumerate(points))
         return [self._event("end", winner, f"{en} {scores}", f"{de} {scores}")]
+
+    def end(self, reason: str = "ended") -> list[Event]:
+        """End the game now (organiser's decision or abandonment). The mover's table plays of
+        this turn are taken back; Rommé scores every hand's penalty points, classic Rummy (winner
+        takes all) scores nothing without a winner."""
+        if self.status != "playing":
+            raise RummyError("game.over")
+        if self.turn["history"]:
+            self._restore(self.current, self.turn["history"][0])
+            self.turn["history"] = []
+        return self._finish(reason, None)
 
     # ------------------------------------------------------------------ time-out
 

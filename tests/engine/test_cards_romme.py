@@ -481,3 +481,15 @@ def test_settle_cli_reproduces_the_seed_example(capsys):
     data = json.loads(out)
     assert data["balances"] == {"A": 330, "B": -230, "C": 650, "D": -750}
     assert [p["a_gets"] for p in data["pairs"]] == [140, -80, 270, -220, 130, 350]
+
+
+def test_ending_a_romme_game_scores_every_hand():
+    from engine.cards import romme_penalties
+    from engine.game import new_game
+    from engine.rules import ROMME
+
+    g = new_game(ROMME, ["a", "b"], seed=5)
+    hands = [g.rack(0), g.rack(1)]
+    g.end("ended")
+    assert g.result.reason == "ended" and g.result.winner is None
+    assert g.result.points == romme_penalties(hands)

@@ -194,3 +194,13 @@ def test_card_turn_tool():
     assert out["ok"] and out["hand"] == ["9S", "9D", "9C"]
     out = card_turn(RUMMY, "", "QH KH AH", False, "meld QH KH AH")
     assert out["ok"] is False and out["error"]["code"] == "meld.run_wrap"
+
+
+def test_ending_a_rummy_game_scores_nothing():
+    from engine.game import new_game
+    from engine.rules import RUMMY
+
+    g = new_game(RUMMY, ["a", "b", "c"], seed=3)
+    g.end("abandoned")
+    assert g.status == "finished"
+    assert g.result.reason == "abandoned" and g.result.points == [0, 0, 0]
