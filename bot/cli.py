@@ -1,0 +1,212 @@
+"""The ``rummy-bot`` command-line tool.
+
+- ``rummy-bot``: with ``DISCORD_TOKEN`` set (environment or ``.env``) runs the Discord bot
+  (``bot.app.main(settings)``); without it, a local console game against computer players.
+- ``rummy-bot --console [--preset P] [--bots N] [--seed S]``: the console game (also piped input).
+- ``rummy-bot soak --games N --concurrency C --preset P --db PATH --seed S [--json]``: computer-only
+  games through the full service and store; resumable (see :mod:`bot.service.soak`).
+- ``rummy-bot verify-db --db PATH [--json]``: replay and check every stored game; exit 1 on any
+  problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.rules import PRESETS
+
+DEFAULT_DATABASE_URL = "sqlite:///data/rummy.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The bot's settings from the environment (see .env.example)."""
+
+    discord_token: str = ""
+    database_url: str = DEFAULT_DATABASE_URL
+    log_level: str = "INFO"
+    dev_guild_id: str = ""
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """``KEY=value`` lines of a .env file (comments and blank lines skipped)."""
+    values: dict[str, str] = {}
+    if not path.is_file():
+        return values
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        key = key.strip().removeprefix("export ").strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[key] = value
+    return values
+
+
+def load_settings(env_file: Path | None = Path(".env")) -> Settings:
+    """Settings from the environment; a .env file fills in what the environment lacks."""
+    merged = read_env_file(env_file) if env_file else {}
+    merged.update({k: v for k, v in os.environ.items() if v != ""})
+    return Settings(
+        discord_token=merged.get("DISCORD_TOKEN", "").strip(),
+        database_url=merged.get("DATABASE_URL", "") or DEFAULT_DATABASE_URL,
+        log_level=merged.get("LOG_LEVEL", "") or "INFO",
+        dev_guild_id=merged.get("DEV_GUILD_ID", ""),
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rummy-bot",
+        description="The rummy Discord bot; without DISCORD_TOKEN a local console game.",
+    )
+    parser.add_argument("--console", action="store_true", help="play in the terminal")
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="game (default: rummikub)")
+    parser.add_argument("--bots", type=int, default=3, help="computer players (default 3)")
+    parser.add_argument("--seed", type=int, default=None, help="shuffle seed")
+    parser.add_argument("--level", default="medium", choices=("easy", "medium", "strong"))
+    parser.add_argument("--lang", default="en", choices=("en", "de"))
+    parser.add_argument("--db", default="sqlite:///:memory:", help="console database URL")
+    parser.add_argument("--no-pictures", action="store_true", help="no picture files")
+    parser.add_argument("--out", default="data/out", help="where pictures are written")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    soak = sub.add_parser("soak", help="computer-only games through service and store")
+    soak.add_argument("--games", type=int, default=100)
+    soak.add_argument("--concurrency", type=int, default=10)
+    soak.add_argument("--preset", dest="soak_preset", default="rummikub", choices=sorted(PRESETS))
+    soak.add_argument("--db", dest="soak_db", default="data/soak.sqlite3", help="SQLite file")
+    soak.add_argument("--seed", dest="soak_seed", type=int, default=1)
+    soak.add_argument("--players", type=int, default=None)
+    soak.add_argument(
+        "--level", dest="soak_level", default="easy", choices=("easy", "medium", "strong")
+    )
+    soak.add_argument("--pictures", action="store_true", help="render pictures too")
+    soak.add_argument("--ack", default=None, help="append acknowledged commands to this file")
+    soak.add_argument("--synchronous", default="full", choices=("full", "normal"))
+    soak.add_argument("--bot-pause", type=float, default=0.0, help="think time per move (s)")
+    soak.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+    verify = sub.add_parser("verify-db", help="replay and check every stored game")
+    verify.add_argument("--db", dest="verify_db", required=True, help="SQLite file")
+    verify.add_argument("--json", action="store_true")
+    return parser
+
+
+def _choose_preset(args: argparse.Namespace) -> str:
+    if args.preset:
+        return args.preset
+    if not sys.stdin.isatty():
+        return "rummikub"
+    names = sorted(PRESETS)
+    answer = input(f"Preset ({', '.join(names)}) [rummikub]: ").strip().lower()
+    return answer if answer in PRESETS else "rummikub"
+
+
+def _console(args: argparse.Namespace) -> int:
+    from .console import run_console
+
+    return asyncio.run(
+        run_console(
+            preset=_choose_preset(args),
+            bots=args.bots,
+            seed=args.seed,
+            level=args.level,
+            db_url=args.db,
+            pictures=not args.no_pictures,
+            out_dir=None if args.no_pictures else Path(args.out),
+            lang=args.lang,
+        )
+    )
+
+
+def _soak(args: argparse.Namespace) -> int:
+    from .service.soak import run_soak
+
+    figures = asyncio.run(
+        run_soak(
+            args.soak_db,
+            games=args.games,
+            concurrency=args.concurrency,
+            preset=args.soak_preset,
+            seed=args.soak_seed,
+            players=args.players,
+            level=args.soak_level,
+            pictures=args.pictures,
+            ack_path=args.ack,
+            synchronous=args.synchronous,
+            bot_pause=args.bot_pause,
+        )
+    )
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:>16}: {value}")
+    return 0 if figures["games_finished"] >= args.games else 1
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from .service.soak import verify_db
+
+    report = asyncio.run(verify_db(args.verify_db))
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{report['games']} games, {report['ok']} ok")
+        for problem in report["problems"]:
+            print(f"  {problem['game']}: {problem['problem']}")
+    return 1 if report["problems"] else 0
+
+
+def _discord(settings: Settings) -> int:
+    try:
+        app = importlib.import_module("bot.app")
+    except ModuleNotFoundError as exc:
+        if exc.name != "bot.app":
+            raise
+        print(
+            "rummy-bot: DISCORD_TOKEN is set, but the Discord adapter (bot/app.py) is not "
+            "installed yet. Run `rummy-bot --console` to play in the terminal.",
+            file=sys.stderr,
+        )
+        return 2
+    return int(app.main(settings) or 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    settings = load_settings()
+    logging.basicConfig(
+        level=getattr(logging, settings.log_level.upper(), logging.INFO)
+        if args.command is None and settings.discord_token and not args.console
+        else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        if args.command == "soak":
+            return _soak(args)
+        if args.command == "verify-db":
+            return _verify(args)
+        if settings.discord_token and not args.console:
+            return _discord(settings)
+        return _console(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""The value types the store reads and writes.
+
+They are plain frozen dataclasses with no behaviour beyond (de)serialising the small JSON columns,
+so a second store implementation (PostgreSQL) only has to map columns to these fields.
+
+Times are POSIX seconds (``float``) from the service's clock: that is what the turn timers compute
+with, and it sorts and compares without time-zone questions.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+GameStatus = Literal["lobby", "playing", "finished", "cancelled"]
+UNFINISHED: tuple[GameStatus, ...] = ("lobby", "playing")
+
+
+def dumps(data: Any) -> str:
+    """Canonical JSON for the store's JSON columns (sorted keys, no spaces)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    """A person or a computer player. ``locale`` is ``"en"`` or ``"de"`` (or a longer tag such as
+    ``"de-DE"``; only the language part matters)."""
+
+    id: str
+    name: str
+    locale: str = "en"
+    is_bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat of a game: who sits there, and for computer players their level."""
+
+    player_id: str
+    name: str
+    is_bot: bool = False
+    level: str | None = None  # easy / medium / strong for computer players
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"player_id": self.player_id, "name": self.name}
+        if self.is_bot:
+            data["is_bot"] = True
+            data["level"] = self.level
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
+        return cls(
+            player_id=str(data["player_id"]),
+            name=str(data["name"]),
+            is_bot=bool(data.get("is_bot", False)),
+            level=data.get("level"),
+        )
+
+
+def seats_to_json(seats: list[Seat] | tuple[Seat, ...]) -> str:
+    return dumps([s.to_dict() for s in seats])
+
+
+def seats_from_json(text: str) -> tuple[Seat, ...]:
+    return tuple(Seat.from_dict(d) for d in json.loads(text or "[]"))
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One row of ``games``: where the game lives, how it was set up and how far it got.
+
+    ``seq`` is the sequence number of the last logged command (0 = none yet);
+    ``snapshot_json`` is the engine state after command ``snapshot_seq`` (the initial deal when 0);
+    commands after ``snapshot_seq`` are replayed on load. ``meta`` holds small service facts
+    (e.g. ``rematch_of`` / ``rematch``) that need no column of their own.
+    """
+
+    id: str
+    preset: str
+    rules_json: str
+    seed: int
+    status: GameStatus
+    host_id: str
+    created_at: float
+    updated_at: float
+    last_activity: float
+    seats: tuple[Seat, ...] = ()
+    guild_id: str | None = None
+    channel_id: str | None = None
+    thread_id: str | None = None
+    deadline: float | None = None
+    reminder_sent: bool = False
+    snapshot_json: str | None = None
+    snapshot_seq: int = 0
+    seq: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """One accepted command in a game's append-only log. ``seat`` is None for service actions
+    that belong to no seat. Service actions start with ``!`` (``!timeout``, ``!end abandoned``);
+    players can never type those, because the engine rejects them."""
+
+    game_id: str
+    seq: int
+    seat: int | None
+    text: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """One seat's line of a finished game's result."""
+
+    game_id: str
+    seat: int
+    player_id: str
+    points: float
+    rank: int
+    winner: bool
+    reason: str
+    finished_at: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class KvRow:
+    """A value in the generic ``kv`` table (guild configuration, ladder, tournaments...)."""
+
+    namespace: str
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class CommandWrite:
+    """Everything one accepted command changes, written in ONE transaction.
+
+    The log row ``(game_id, seq, seat, text, at)``; the game's new ``seq``, ``status``,
+    ``deadline`` and ``reminder_sent``, ``last_activity`` when ``activity``; a new snapshot when
+    ``snapshot_json`` is given; the result rows and extra key/value rows (ladder) when the command
+    finished the game. ``seq`` must be exactly one more than the stored ``seq``, otherwise the
+    write is refused with :class:`~bot.store.base.StoreConflict` (no command is applied twice).
+    """
+
+    game_id: str
+    seq: int
+    seat: int | None
+    text: str
+    at: float
+    status: GameStatus = "playing"
+    deadline: float | None = None
+    snapshot_json: str | None = None
+    activity: bool = True  # counts for the abandonment clock (a player's own command)
+    reminder_sent: bool = False  # the turn goes on with the same deadline, already reminded
+    results: tuple[ResultRow, ...] = ()
+    kv: tuple[KvRow, ...] = ()
