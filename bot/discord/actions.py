@@ -1,0 +1,399 @@
+"""What the cogs and buttons do, in one place: acknowledge, call the service, deliver.
+
+Every entry point here follows the same three steps and holds no game logic:
+
+1. acknowledge the interaction at once (``defer``, ephemeral "thinking"), so Discord's 3-second
+   limit is met whatever the service or the renderer take;
+2. call :class:`~bot.service.GameService` (which validates, commits and returns messages);
+3. hand the messages to :class:`~bot.discord.delivery.Delivery` and answer the person
+   ephemerally with what was meant for them only (errors with the engine's reason, hints).
+
+Game resolution: a command in a game's thread means that game; in the lobby channel it means the
+channel's open lobby (``/rummy join``, ``/rummy start``) or the running game the person sits in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import secrets
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from ..service.outgoing import ErrorReply, Outgoing
+from .delivery import Report
+from .games import GameInfo
+from .texts import lang_of, t
+from .views import COMMAND_OF
+
+if TYPE_CHECKING:
+    from .client import RummyBot
+
+log = logging.getLogger(__name__)
+
+
+def player_id(user: discord.abc.User) -> str:
+    """The service's id for a Discord user."""
+    return str(user.id)
+
+
+class Actions:
+    """The adapter's verbs, shared by cogs and buttons."""
+
+    def __init__(self, bot: RummyBot) -> None:
+        self.bot = bot
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def service(self):
+        return self.bot.service
+
+    async def defer(self, interaction: discord.Interaction, *, ephemeral: bool = True) -> None:
+        """Acknowledge now (Discord allows 3 s); the answer follows as a follow-up."""
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+
+    async def answer(
+        self,
+        interaction: discord.Interaction,
+        text: str,
+        *,
+        files: Sequence[tuple[str, bytes]] = (),
+    ) -> None:
+        """The ephemeral answer to a (deferred) interaction; failures are only logged."""
+        attachments = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
+        text = text if len(text) <= 2000 else text[:1990] + " ..."
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True, files=attachments)
+            else:
+                await interaction.response.send_message(text, ephemeral=True, files=attachments)
+        except discord.HTTPException as exc:
+            log.warning("answering interaction %s failed: %s", interaction.id, exc)
+
+    async def fail(self, interaction: discord.Interaction, error: BaseException) -> None:
+        """Never a traceback for people: log it, say something friendly."""
+        log.error("interaction %s failed", interaction.id, exc_info=error)
+        await self.answer(interaction, t("internal", self.lang(interaction)))
+
+    def lang(self, interaction: discord.Interaction) -> str:
+        return lang_of(interaction.locale)
+
+    async def register(self, interaction: discord.Interaction) -> str:
+        """Tell the service who is acting (display name, language); returns the player id."""
+        pid = player_id(interaction.user)
+        lang = self.lang(interaction)
+        self.bot.user_langs[pid] = lang
+        await self.service.register_player(pid, interaction.user.display_name, lang)
+        return pid
+
+    async def finish(
+        self, interaction: discord.Interaction, report: Report, default: str | None = None
+    ) -> None:
+        """Answer with the errors / private lines of a delivery, or ``default``."""
+        lang = self.lang(interaction)
+        lines = [*report.errors, *report.private]
+        if report.failures and not report.errors:
+            lines.append(t("delivery_failed", lang))
+        await self.answer(
+            interaction, "\n".join(lines) or default or t("ok", lang), files=report.files
+        )
+
+    async def deliver(self, game_id: str, out: list[Outgoing], pid: str) -> Report:
+        async with self.bot.delivery.lock(game_id):
+            return await self.bot.delivery.deliver(out, reply_to=pid)
+
+    # ------------------------------------------------------------------ finding the game
+
+    def resolve(self, interaction: discord.Interaction, pid: str, want: str) -> str | None:
+        """The game meant by an interaction: its thread's game, else in the lobby channel the
+        open lobby (``want="lobby"``) or the running game the person sits in."""
+        in_thread = self.bot.games.by_thread(interaction.channel_id)
+        if in_thread is not None:
+            return in_thread
+        candidates = []
+        for game_id in self.bot.games.in_channel(interaction.channel_id):
+            status = self.service.status(game_id)
+            if status is None:
+                continue
+            if want == "lobby" and status != "lobby":
+                continue
+            if want == "playing" and status != "playing":
+                continue
+            seated = any(s.player_id == pid for s in self.service.seats(game_id))
+            candidates.append((seated, game_id))
+        if want != "lobby":
+            candidates = [c for c in candidates if c[0]] or candidates
+        return candidates[-1][1] if candidates else None
+
+    # ------------------------------------------------------------------ in a game
+
+    async def command(
+        self, interaction: discord.Interaction, text: str, game_id: str | None = None
+    ) -> None:
+        """Run a player's commands (``/play``, ``/draw``, a button) in their game."""
+        await self.defer(interaction)
+        pid = await self.register(interaction)
+        lang = self.lang(interaction)
+        game_id = game_id or self.resolve(interaction, pid, "playing")
+        if game_id is None:
+            await self.answer(interaction, t("no_game_here", lang))
+            return
+        async with self.bot.delivery.lock(game_id):
+            out = await self.service.handle(game_id, pid, text)
+            report = await self.bot.delivery.deliver(out, reply_to=pid)
+        await self.finish(interaction, report)
+
+    async def rack(self, interaction: discord.Interaction, game_id: str | None = None) -> None:
+        """The person's rack, ephemeral (the fallback for closed DMs)."""
+        await self.defer(interaction)
+        pid = await self.register(interaction)
+        lang = self.lang(interaction)
+        game_id = game_id or self.resolve(interaction, pid, "playing")
+        if game_id is None:
+            await self.answer(interaction, t("no_game_here", lang))
+            return
+        if all(s.player_id != pid for s in self.service.seats(game_id)):
+            await self.answer(interaction, t("not_your_game", lang))
+            return
+        pieces = self.service.rack(game_id, pid)
+        if not pieces:
+            await self.answer(interaction, t("rack_empty", lang))
+            return
+        text = t("rack", lang, count=len(pieces), pieces=" ".join(pieces))
+        png = await render_rack(pieces, lang)
+        await self.answer(interaction, text, files=[("rack.png", png)] if png else [])
+
+    async def button(self, interaction: discord.Interaction, action: str, game_id: str) -> None:
+        """A game button was clicked."""
+        try:
+            if action == "rack":
+                await self.rack(interaction, game_id)
+            else:
+                await self.command(interaction, COMMAND_OF[action], game_id)
+        except Exception as exc:
+            await self.fail(interaction, exc)
+
+    async def autocomplete_pieces(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[discord.app_commands.Choice[str]]:
+        """Complete the last word of ``/play text`` from the person's own rack."""
+        pid = player_id(interaction.user)
+        game_id = self.resolve(interaction, pid, "playing")
+        if game_id is None:
+            return []
+        pieces = self.service.rack(game_id, pid)
+        head, _, last = current.rpartition(" ")
+        prefix = f"{head} " if head else ""
+        seen: list[str] = []
+        for piece in pieces:
+            if piece.upper().startswith(last.upper()) and piece not in seen:
+                seen.append(piece)
+        choices = []
+        for piece in seen[:25]:
+            value = f"{prefix}{piece}"[:100]
+            choices.append(discord.app_commands.Choice(name=value, value=value))
+        return choices
+
+    # ------------------------------------------------------------------ lobby
+
+    async def new_game(
+        self,
+        interaction: discord.Interaction,
+        preset: str,
+        *,
+        players: int | None,
+        bots: int,
+        level: str,
+        turn_time: int | None,
+        help_allowed: bool | None,
+        seed: int | None = None,
+    ) -> None:
+        """``/rummy new``: a lobby in this channel, with its thread under the lobby message."""
+        await self.defer(interaction)
+        lang = self.lang(interaction)
+        channel = interaction.channel
+        if interaction.guild is None or not isinstance(channel, discord.TextChannel):
+            await self.answer(interaction, t("guild_only", lang))
+            return
+        pid = await self.register(interaction)
+        if players is not None and bots + 1 > players:
+            await self.answer(interaction, t("too_many_players", lang, players=players, bots=bots))
+            return
+        config = await self.bot.league.guild_config(interaction.guild.id)
+        options: dict[str, Any] = {}
+        seconds = turn_time if turn_time is not None else config.get("turn_time")
+        if seconds is not None:
+            options["turn_seconds"] = int(seconds) or None
+        help_on = help_allowed if help_allowed is not None else config.get("help")
+        if help_on is not None:
+            options["help_allowed"] = bool(help_on)
+        overrides = self.bot.game_overrides
+        options.update(overrides.get("options", {}))
+        game_id, out = await self.service.create_game(
+            pid,
+            preset,
+            options or None,
+            guild_id=str(interaction.guild.id),
+            channel_id=str(channel.id),
+            game_id=secrets.token_hex(4),
+            seed=overrides.get("seed", seed),
+        )
+        if game_id is None:
+            await self.finish(interaction, _errors(out))
+            return
+        for _ in range(bots):
+            out += await self.service.add_bot(game_id, pid, level)
+        name = interaction.user.display_name
+        key = "lobby_post_seats" if players else "lobby_post"
+        glang = lang_of(interaction.guild_locale or interaction.guild.preferred_locale)
+        lobby_text = t(key, glang, preset=preset, game=game_id, host=name, players=players)
+        try:
+            message = await channel.send(lobby_text)
+            thread = await message.create_thread(
+                name=t("thread_name", glang, game=game_id, preset=preset)[:100]
+            )
+        except discord.HTTPException as exc:
+            log.warning("cannot open the thread of game %s: %s", game_id, exc)
+            await self.service.leave(game_id, pid)
+            await self.answer(interaction, t("thread_failed", lang))
+            return
+        extra = {"thread_id": thread.id, "lobby_message_id": message.id}
+        if players:
+            extra["players"] = players
+        info = GameInfo(game_id, preset, interaction.guild.id, channel.id, thread.id, extra)
+        await self.bot.games.remember(self.bot.store, info)
+        report = await self.deliver(game_id, out, pid)
+        started = await self._start_if_full(game_id)
+        text = t("started" if started else "created", lang, thread=thread.mention)
+        await self.finish(interaction, report, default=text)
+
+    async def _start_if_full(self, game_id: str) -> bool:
+        """Start a ``players:N`` lobby once N seats are taken (on behalf of its host)."""
+        info = self.bot.games.get(game_id)
+        target = info.target_players if info else None
+        seats = self.service.seats(game_id)
+        if not target or len(seats) < target or self.service.status(game_id) != "lobby":
+            return False
+        record = await self.bot.store.load_game(game_id)
+        if record is None:
+            return False
+        out = await self.service.start_game(game_id, record.host_id)
+        report = await self.deliver(game_id, out, record.host_id)
+        return report.started
+
+    async def lobby_op(self, interaction: discord.Interaction, op: str) -> None:
+        """``/rummy join``, ``/rummy leave``, ``/rummy start`` in the thread or lobby channel."""
+        await self.defer(interaction)
+        pid = await self.register(interaction)
+        lang = self.lang(interaction)
+        game_id = self.resolve(interaction, pid, "lobby" if op != "leave" else "any")
+        if game_id is None:
+            await self.answer(interaction, t("no_lobby_here", lang))
+            return
+        call = {"join": self.service.join, "leave": self.service.leave}.get(
+            op, self.service.start_game
+        )
+        out = await call(game_id, pid)
+        report = await self.deliver(game_id, out, pid)
+        info = self.bot.games.get(game_id)
+        thread = f"<#{info.thread_id}>" if info and info.thread_id else ""
+        if report.errors:
+            await self.finish(interaction, report)
+            return
+        started = report.started
+        if op == "join":
+            started = await self._start_if_full(game_id)
+        key = "started" if started else {"join": "joined", "leave": "left"}.get(op, "started")
+        await self.finish(interaction, report, default=t(key, lang, game=game_id, thread=thread))
+
+    async def abort(self, interaction: discord.Interaction) -> None:
+        """``/rummy abort``: the host or a Manage Server member ends the game (unranked)."""
+        await self.defer(interaction)
+        pid = await self.register(interaction)
+        lang = self.lang(interaction)
+        game_id = self.resolve(interaction, pid, "any")
+        record = await self.bot.store.load_game(game_id) if game_id else None
+        if game_id is None or record is None or self.service.status(game_id) is None:
+            await self.answer(interaction, t("no_game_here", lang))
+            return
+        perms = interaction.permissions
+        if record.host_id != pid and not (perms and perms.manage_guild):
+            await self.answer(interaction, t("abort_denied", lang))
+            return
+        info = await self.bot.games.fetch(self.bot.store, game_id)
+        glang = self.bot.delivery.guild_lang(info)
+        async with self.bot.delivery.lock(game_id):
+            await self.bot.delivery.public(
+                info, t("aborted_public", glang, who=interaction.user.mention)
+            )
+            out: list[Outgoing] = []
+            if self.service.status(game_id) == "lobby":
+                # the service cancels a lobby when its last person leaves
+                for seat in self.service.seats(game_id):
+                    if not seat.is_bot:
+                        out += await self.service.leave(game_id, seat.player_id)
+            else:
+                out = await self.service.end_game(game_id, record.host_id, "abandoned")
+            report = await self.bot.delivery.deliver(out, reply_to=pid)
+        await self.finish(interaction, report, default=t("aborted", lang, game=game_id))
+
+    async def status(self, interaction: discord.Interaction) -> None:
+        """``/rummy status``: the state of the game here, ephemeral."""
+        await self.defer(interaction)
+        pid = await self.register(interaction)
+        lang = self.lang(interaction)
+        game_id = self.resolve(interaction, pid, "any")
+        if game_id is None:
+            await self.answer(interaction, t("no_game_here", lang))
+            return
+        record = await self.bot.store.load_game(game_id)
+        seats = ", ".join(s.name for s in self.service.seats(game_id))
+        view = self.service.view(game_id)
+        if view is None or record is None:
+            host = f"<@{record.host_id}>" if record else "?"
+            preset = record.preset if record else "?"
+            text = t("status_lobby", lang, game=game_id, preset=preset, seats=seats, host=host)
+        else:
+            current = view.seats[view.current].name
+            text = t(
+                "status_playing",
+                lang,
+                game=game_id,
+                preset=view.preset,
+                turn=view.turn_no,
+                current=current,
+                pool=view.pool,
+                seats=", ".join(f"{s.name} ({s.pieces})" for s in view.seats),
+            )
+        await self.answer(interaction, text)
+
+    async def rules(self, interaction: discord.Interaction, preset: str | None) -> None:
+        """``/rummy rules``: the rules in one paragraph, ephemeral."""
+        await self.defer(interaction)
+        lang = self.lang(interaction)
+        if preset is None and interaction.guild is not None:
+            preset = (await self.bot.league.guild_config(interaction.guild.id)).get("preset")
+        preset = preset or "rummikub"
+        await self.answer(interaction, f"{t(f'rules_{preset}', lang)}\n{t('rules_more', lang)}")
+
+
+def _errors(out: list[Outgoing]) -> Report:
+    report = Report()
+    report.errors = [item.text for item in out if isinstance(item, ErrorReply)]
+    return report
+
+
+async def render_rack(pieces: list[str], lang: str) -> bytes | None:
+    """The rack picture, if the renderer is available (never fails the answer)."""
+    try:
+        import rendering
+
+        return await asyncio.to_thread(rendering.render_rack, pieces, lang=lang)
+    except Exception:
+        log.warning("rack picture not available", exc_info=True)
+        return None

@@ -1,0 +1,295 @@
+"""League: ``/ladder``, ``/stats`` and ``/tournament`` (Stein-Rummy tournaments).
+
+The numbers come from :mod:`bot.league` (ladder recomputed from stored results; tournaments as
+immutable values kept in the store's key/value table); this cog only reads options and formats.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands
+
+from bot.league import (
+    LeagueError,
+    award_game,
+    end_game_early,
+    neutralise_game,
+    new_tournament,
+    record_game,
+    register,
+    standings,
+    start_round,
+)
+
+from ..texts import lang_of, t
+from .lobby import PRESETS
+
+if TYPE_CHECKING:
+    from ..client import RummyBot
+
+log = logging.getLogger(__name__)
+
+TOURNAMENT_PRESETS = [c for c in PRESETS if c.value in ("stein", "stein_plus")]
+DIRECTOR = [
+    app_commands.Choice(name=_("end early (tiles left)"), value="end_early"),
+    app_commands.Choice(name=_("award MP"), value="award"),
+    app_commands.Choice(name=_("neutralise"), value="neutralise"),
+]
+
+
+def numbers(text: str) -> list[float] | None:
+    try:
+        return [float(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        return None
+
+
+class LeagueCog(commands.Cog):
+    """Ladder, statistics and tournaments."""
+
+    tournament = app_commands.Group(
+        name=_("tournament"), description=_("Stein-Rummy tournaments"), guild_only=True
+    )
+
+    def __init__(self, bot: RummyBot) -> None:
+        self.bot = bot
+
+    # ------------------------------------------------------------------ ladder, stats
+
+    @app_commands.command(name=_("ladder"), description=_("Show the ladder"))
+    @app_commands.guild_only()
+    @app_commands.rename(preset=_("preset"), season=_("season"))
+    @app_commands.describe(preset=_("Which game"), season=_("Season number (default: current)"))
+    @app_commands.choices(preset=PRESETS)
+    async def ladder(
+        self,
+        interaction: discord.Interaction,
+        preset: str | None = None,
+        season: app_commands.Range[int, 1, 1000] | None = None,
+    ) -> None:
+        actions = self.bot.actions
+        await actions.defer(interaction)
+        lang = lang_of(interaction.locale)
+        if interaction.guild is None:
+            await actions.answer(interaction, t("guild_only", lang))
+            return
+        config = await self.bot.league.guild_config(interaction.guild.id)
+        preset = preset or config.get("preset") or "rummikub"
+        text, png = await self.bot.league.ladder_message(interaction.guild.id, preset, season, lang)
+        await actions.answer(interaction, text, files=[("ladder.png", png)] if png else [])
+
+    @app_commands.command(name=_("stats"), description=_("A player's ladder statistics"))
+    @app_commands.guild_only()
+    @app_commands.rename(user=_("user"))
+    @app_commands.describe(user=_("Whose statistics"))
+    async def stats(
+        self, interaction: discord.Interaction, user: discord.User | None = None
+    ) -> None:
+        actions = self.bot.actions
+        await actions.defer(interaction)
+        lang = lang_of(interaction.locale)
+        if interaction.guild is None:
+            await actions.answer(interaction, t("guild_only", lang))
+            return
+        who = user or interaction.user
+        pid = str(who.id)
+        lines = [t("stats_head", lang, name=who.display_name)]
+        for choice in PRESETS:
+            ladder = await self.bot.league.ladder(interaction.guild.id, choice.value, None)
+            row = next((r for r in ladder.rows if r.player_id == pid), None)
+            if row is not None:
+                lines.append(
+                    t(
+                        "stats_line",
+                        lang,
+                        preset=choice.value,
+                        games=row.games,
+                        wins=row.wins,
+                        percent=row.percent,
+                        rating=row.rating,
+                        position=row.position or "-",
+                    )
+                )
+        if len(lines) == 1:
+            lines = [t("stats_none", lang, name=who.display_name)]
+        await actions.answer(interaction, "\n".join(lines))
+
+    # ------------------------------------------------------------------ tournaments
+
+    async def _load(self, interaction: discord.Interaction, *, organiser: bool):
+        """(name, organiser, state) or None after answering why not."""
+        lang = lang_of(interaction.locale)
+        data = await self.bot.league.tournament(interaction.guild.id)
+        if data is None:
+            await self.bot.actions.answer(interaction, t("tournament_none", lang))
+            return None
+        perms = interaction.permissions
+        if organiser and data[1] != str(interaction.user.id) and not perms.manage_guild:
+            await self.bot.actions.answer(interaction, t("tournament_organiser_only", lang))
+            return None
+        return data
+
+    async def _save_and_say(self, interaction, name, organiser, state, text, *, public=False):
+        await self.bot.league.save_tournament(interaction.guild.id, name, organiser, state)
+        if public and interaction.channel is not None:
+            try:
+                await interaction.channel.send(text[:2000])
+            except discord.HTTPException as exc:
+                log.warning("posting the tournament news failed: %s", exc)
+        await self.bot.actions.answer(interaction, text)
+
+    @tournament.command(name=_("create"), description=_("Create a tournament (you organise it)"))
+    @app_commands.rename(name=_("name"), preset=_("preset"))
+    @app_commands.describe(name=_("Tournament name"), preset=_("Which game"))
+    @app_commands.choices(preset=TOURNAMENT_PRESETS)
+    async def create(
+        self, interaction: discord.Interaction, name: str, preset: str = "stein"
+    ) -> None:
+        await self.bot.actions.defer(interaction)
+        lang = lang_of(interaction.locale)
+        perms = interaction.permissions
+        existing = await self.bot.league.tournament(interaction.guild.id)
+        mine = existing is None or existing[1] == str(interaction.user.id)
+        if not mine and not perms.manage_guild:
+            await self.bot.actions.answer(interaction, t("tournament_organiser_only", lang))
+            return
+        state = new_tournament(name[:60], preset=preset)
+        text = t("tournament_created", lang, name=name[:60], preset=preset)
+        await self._save_and_say(
+            interaction, name[:60], str(interaction.user.id), state, text, public=True
+        )
+
+    @tournament.command(name=_("join"), description=_("Register for the tournament"))
+    async def join(self, interaction: discord.Interaction) -> None:
+        await self.bot.actions.defer(interaction)
+        lang = lang_of(interaction.locale)
+        data = await self._load(interaction, organiser=False)
+        if data is None:
+            return
+        name, organiser, state = data
+        try:
+            state = register(state, str(interaction.user.id))
+        except LeagueError as exc:
+            await self.bot.actions.answer(interaction, exc.message(lang))
+            return
+        await self.bot.service.register_player(
+            str(interaction.user.id), interaction.user.display_name, lang
+        )
+        text = t(
+            "tournament_joined", lang, name=interaction.user.display_name, count=len(state.players)
+        )
+        await self._save_and_say(interaction, name, organiser, state, text)
+
+    @tournament.command(name=_("round"), description=_("Seat the next round (organiser)"))
+    async def round_(self, interaction: discord.Interaction) -> None:
+        await self.bot.actions.defer(interaction)
+        lang = lang_of(interaction.guild_locale or interaction.locale)
+        data = await self._load(interaction, organiser=True)
+        if data is None:
+            return
+        name, organiser, state = data
+        try:
+            state = start_round(state)
+        except LeagueError as exc:
+            await self.bot.actions.answer(interaction, exc.message(lang_of(interaction.locale)))
+            return
+        current = state.rounds[-1]
+        lines = [t("tournament_round", lang, round=len(state.rounds))]
+        for table in current.tables:
+            people = ", ".join(f"<@{p}>" for p in table.seats)
+            lines.append(t("tournament_table", lang, table=table.number, players=people))
+        await self._save_and_say(interaction, name, organiser, state, "\n".join(lines), public=True)
+
+    @tournament.command(name=_("standings"), description=_("Show the tournament standings"))
+    async def standings_(self, interaction: discord.Interaction) -> None:
+        await self.bot.actions.defer(interaction)
+        lang = lang_of(interaction.locale)
+        data = await self._load(interaction, organiser=False)
+        if data is None:
+            return
+        name, _organiser, state = data
+        lines = [t("tournament_standings", lang, name=name)]
+        for row in standings(state):
+            lines.append(
+                t(
+                    "tournament_row",
+                    lang,
+                    position=row.position,
+                    player=await self.bot.league.name(row.player_id),
+                    mp=row.mp,
+                    max_mp=row.max_mp,
+                    percent=row.percent,
+                    games=row.games,
+                )
+            )
+        await self.bot.actions.answer(interaction, "\n".join(lines))
+
+    @tournament.command(name=_("record"), description=_("Enter a finished table game (organiser)"))
+    @app_commands.rename(table=_("table"), tiles_left=_("tiles_left"), winner=_("winner"))
+    @app_commands.describe(
+        table=_("Table number"),
+        tiles_left=_("Tiles left per seat, e.g. 0 3 5"),
+        winner=_("Seat of the winner (1-based; 0: none)"),
+    )
+    async def record(
+        self,
+        interaction: discord.Interaction,
+        table: app_commands.Range[int, 1, 100],
+        tiles_left: str,
+        winner: app_commands.Range[int, 0, 4] = 0,
+    ) -> None:
+        await self._director(interaction, "record", table, tiles_left, winner)
+
+    @tournament.command(
+        name=_("director"), description=_("Director action on a table game (organiser)")
+    )
+    @app_commands.rename(action=_("action"), table=_("table"), values=_("values"))
+    @app_commands.describe(
+        action=_("What to do"),
+        table=_("Table number"),
+        values=_("Numbers per seat (tiles left or MP)"),
+    )
+    @app_commands.choices(action=DIRECTOR)
+    async def director(
+        self,
+        interaction: discord.Interaction,
+        action: str,
+        table: app_commands.Range[int, 1, 100],
+        values: str = "",
+    ) -> None:
+        await self._director(interaction, action, table, values, 0)
+
+    async def _director(self, interaction, action, table, values, winner) -> None:
+        await self.bot.actions.defer(interaction)
+        lang = lang_of(interaction.locale)
+        data = await self._load(interaction, organiser=True)
+        if data is None:
+            return
+        name, organiser, state = data
+        figures = numbers(values)
+        if figures is None or (action != "neutralise" and not figures):
+            await self.bot.actions.answer(
+                interaction, t("tournament_bad_numbers", lang, text=values)
+            )
+            return
+        try:
+            if action == "record":
+                state = record_game(
+                    state, table, [int(v) for v in figures], winner - 1 if winner else None
+                )
+            elif action == "end_early":
+                state = end_game_early(state, table, [int(v) for v in figures])
+            elif action == "award":
+                state = award_game(state, table, figures)
+            else:
+                state = neutralise_game(state, table)
+        except LeagueError as exc:
+            await self.bot.actions.answer(interaction, exc.message(lang))
+            return
+        text = t("tournament_recorded", lang, table=table, kind=action)
+        await self._save_and_say(interaction, name, organiser, state, text)
