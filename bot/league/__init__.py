@@ -3,7 +3,14 @@
 Pure Python (no I/O, no SQL, no asyncio, no discord). Every state value has ``to_dict()`` /
 ``from_dict()``; :func:`bot.league.codec.dumps` gives its byte-stable JSON. See RULES.md
 "Tournaments and ladder" and seed 000 "Turniere".
+
+The storage glue is separate and exported lazily, so importing ``bot.league`` stays pure:
+:class:`League` (:mod:`bot.league.service`: the store's key/value rows, the game service's result
+hook), :class:`TournamentRunner` (:mod:`bot.league.runner`: tournament games with computer players
+through the game service) and the organiser's CLI (:mod:`bot.league.cli`).
 """
+
+from typing import Any
 
 from bot.league.codec import dumps, loads
 from bot.league.errors import LeagueError
@@ -64,6 +71,33 @@ from bot.league.tournament import (
     table_sizes,
 )
 
+# name -> module, imported on first use (they need the store / the game service)
+_LAZY = {
+    "League": "bot.league.service",
+    "LeagueServiceError": "bot.league.service",
+    "PlayerStats": "bot.league.service",
+    "PresetStats": "bot.league.service",
+    "RunningMatch": "bot.league.service",
+    "RunningSitting": "bot.league.service",
+    "TournamentGame": "bot.league.service",
+    "TournamentInfo": "bot.league.service",
+    "VoidRecord": "bot.league.service",
+    "PlayedGame": "bot.league.runner",
+    "TournamentRunner": "bot.league.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bot.league' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "DirectorAction",
     "GameMeta",
@@ -71,13 +105,20 @@ __all__ = [
     "Group",
     "HistoryEntry",
     "Ladder",
+    "League",
     "LeagueError",
+    "LeagueServiceError",
+    "PlayedGame",
     "PlayerResult",
+    "PlayerStats",
+    "PresetStats",
     "Promotion",
     "RatingPoint",
     "Round",
     "RummyHand",
     "RummyMatch",
+    "RunningMatch",
+    "RunningSitting",
     "Season",
     "SeasonChange",
     "Sitting",
@@ -86,7 +127,11 @@ __all__ = [
     "Table",
     "TableGame",
     "Tournament",
+    "TournamentGame",
+    "TournamentInfo",
     "TournamentRow",
+    "TournamentRunner",
+    "VoidRecord",
     "award_game",
     "choose_group",
     "competition_ranks",
