@@ -7,6 +7,8 @@
   games through the full service and store; resumable (see :mod:`bot.service.soak`).
 - ``rummy-bot verify-db --db PATH [--json]``: replay and check every stored game; exit 1 on any
   problem.
+- ``rummy-bot ladder ...`` and ``rummy-bot tournament simulate|show ...``: the organiser's league
+  tools (:mod:`bot.league.cli`).
 """
 
 from __future__ import annotations
@@ -16,54 +18,12 @@ import asyncio
 import importlib
 import json
 import logging
-import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.rules import PRESETS
 
-DEFAULT_DATABASE_URL = "sqlite:///data/rummy.sqlite3"
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """The bot's settings from the environment (see .env.example)."""
-
-    discord_token: str = ""
-    database_url: str = DEFAULT_DATABASE_URL
-    log_level: str = "INFO"
-    dev_guild_id: str = ""
-
-
-def read_env_file(path: Path) -> dict[str, str]:
-    """``KEY=value`` lines of a .env file (comments and blank lines skipped)."""
-    values: dict[str, str] = {}
-    if not path.is_file():
-        return values
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.partition("=")
-        key = key.strip().removeprefix("export ").strip()
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        values[key] = value
-    return values
-
-
-def load_settings(env_file: Path | None = Path(".env")) -> Settings:
-    """Settings from the environment; a .env file fills in what the environment lacks."""
-    merged = read_env_file(env_file) if env_file else {}
-    merged.update({k: v for k, v in os.environ.items() if v != ""})
-    return Settings(
-        discord_token=merged.get("DISCORD_TOKEN", "").strip(),
-        database_url=merged.get("DATABASE_URL", "") or DEFAULT_DATABASE_URL,
-        log_level=merged.get("LOG_LEVEL", "") or "INFO",
-        dev_guild_id=merged.get("DEV_GUILD_ID", ""),
-    )
+from .settings import Settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify-db", help="replay and check every stored game")
     verify.add_argument("--db", dest="verify_db", required=True, help="SQLite file")
     verify.add_argument("--json", action="store_true")
+    from .league.cli import register as register_league
+
+    register_league(sub)
     return parser
 
 
@@ -187,7 +150,7 @@ def _discord(settings: Settings) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = load_settings()
+    settings = Settings.from_env()
     logging.basicConfig(
         level=getattr(logging, settings.log_level.upper(), logging.INFO)
         if args.command is None and settings.discord_token and not args.console
@@ -199,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
             return _soak(args)
         if args.command == "verify-db":
             return _verify(args)
+        if args.command in ("ladder", "tournament"):
+            from .league.cli import run as run_league
+
+            return run_league(args)
         if settings.discord_token and not args.console:
             return _discord(settings)
         return _console(args)

@@ -62,9 +62,7 @@ def test_settings_from_env(tmp_path: Path) -> None:
     assert parse_shard_ids("0, 2-3") == (0, 2, 3)
 
 
-def test_settings_accept_the_cli_settings() -> None:
-    from bot.cli import Settings as CliSettings
+def test_cli_and_app_share_one_settings_type() -> None:
+    from bot import app, cli
 
-    cli = CliSettings(discord_token="t", database_url="sqlite:///y", dev_guild_id="7")
-    settings = Settings.coerce(cli)
-    assert settings.discord_token == "t" and settings.dev_guild_id == 7
+    assert cli.Settings is app.Settings

@@ -1,0 +1,87 @@
+"""The process settings, read from ``.env`` and the environment (no Discord import here).
+
+:meth:`Settings.from_env` reads ``.env`` in the working directory; variables already set in the
+environment win. Keys: ``DISCORD_TOKEN``, ``DATABASE_URL`` (``sqlite:///relative/path`` or
+``sqlite:////absolute/path``; default ``sqlite:///data/rummy.sqlite3``), ``LOG_LEVEL``,
+``DEV_GUILD_ID`` (sync commands to this guild only, instantly), ``SHARD_COUNT`` and ``SHARD_IDS``
+(``0,1`` or ``0-3``: the shards this process runs; see docs/DISCORD.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_DATABASE_URL = "sqlite:///data/rummy.sqlite3"
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """``KEY=value`` lines of a .env file (comments, blank lines and ``export`` skipped)."""
+    values: dict[str, str] = {}
+    if not path.is_file():
+        return values
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        key = key.strip().removeprefix("export ").strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[key] = value
+    return values
+
+
+def parse_shard_ids(text: str) -> tuple[int, ...] | None:
+    """``"0,1,2"`` or ``"0-3"`` (or a mix) -> shard ids; empty -> None (all shards)."""
+    ids: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        if "-" in part:
+            low, high = part.split("-", 1)
+            ids.extend(range(int(low), int(high) + 1))
+        else:
+            ids.append(int(part))
+    return tuple(ids) or None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the bot process needs to know."""
+
+    discord_token: str = ""
+    database_url: str = DEFAULT_DATABASE_URL
+    log_level: str = "INFO"
+    dev_guild_id: int | None = None
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+
+    @classmethod
+    def from_env(
+        cls, env_file: str | Path | None = ".env", environ: Mapping[str, str] | None = None
+    ) -> Settings:
+        """Settings from ``.env`` overlaid with the (non-empty) environment variables."""
+        merged = read_env_file(Path(env_file)) if env_file else {}
+        source = os.environ if environ is None else environ
+        merged.update({k: v for k, v in source.items() if v != ""})
+        return cls.from_mapping(merged)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, str]) -> Settings:
+        guild = values.get("DEV_GUILD_ID", "").strip()
+        count = values.get("SHARD_COUNT", "").strip()
+        ids = parse_shard_ids(values.get("SHARD_IDS", ""))
+        if ids is not None and not count:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT (the total number of shards)")
+        return cls(
+            discord_token=values.get("DISCORD_TOKEN", "").strip(),
+            database_url=values.get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
+            log_level=values.get("LOG_LEVEL", "").strip() or "INFO",
+            dev_guild_id=int(guild) if guild else None,
+            shard_count=int(count) if count else None,
+            shard_ids=ids,
+        )
