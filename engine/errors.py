@@ -207,6 +207,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Der Gastgeber hat die Hilfe für dieses Spiel ausgeschaltet.",
     ),
     "place.impossible": ("{reason}", "{reason_de}"),
+    "place.too_hard": (
+        "Working out where {pieces} fit takes too long on this table: name fewer pieces, or "
+        "lay them yourself.",
+        "Wo {pieces} hinpassen, ist auf diesem Tisch zu aufwendig zu berechnen: nenne weniger "
+        "Steine oder lege sie selbst.",
+    ),
+    # solver
+    "solver.tiles_only": (
+        "The solver plays the tile games (stein, stein_plus, rummikub), not {preset}.",
+        "Der Löser spielt die Steinspiele (stein, stein_plus, rummikub), nicht {preset}.",
+    ),
     "rules.unknown_preset": (
         '"{preset}" is not a preset. Choose one of: {choices}.',
         '"{preset}" ist keine Variante. Möglich: {choices}.',

@@ -109,6 +109,9 @@ def _t(en: str, de: str) -> tuple[str, str]:
     return en, de
 
 
+HELP_BUDGET = 400_000  # DP states for `hint` and `place`: a few tenths of a second here
+
+
 class TileGame:
     """One game of a tile preset. Build with :meth:`new` or :meth:`from_json`."""
 
@@ -906,6 +909,8 @@ class TileGame:
         return {k for k, m in enumerate(self.turn.table) if m.claim is not None and m.claim != seat}
 
     def _solve(self, seat: int, must_place: Sequence[Face] | None):
+        """The exact solver on the working table, within :data:`HELP_BUDGET` DP states
+        (raises ``SolverBudgetExceeded`` beyond it, so a player never waits long)."""
         from .solver import solve
 
         return solve(
@@ -916,14 +921,20 @@ class TileGame:
             mode="count",
             fixed=self._fixed_melds(seat),
             must_place=list(must_place) if must_place is not None else None,
+            budget=HELP_BUDGET,
         )
 
     def _cmd_place(self, seat: int, c: Command) -> list[Event]:
         """Let the solver fit exactly these rack pieces into the table (where help is on)."""
         if not self.rules.help_allowed:
             raise RummyError("help.not_allowed")
+        from .solver import SolverBudgetExceeded
+
         ids = self._from_rack(c.pieces)  # names the piece when it is not in the rack
-        solution = self._solve(seat, c.pieces)
+        try:
+            solution = self._solve(seat, c.pieces)
+        except SolverBudgetExceeded:
+            raise RummyError("place.too_hard", pieces=format_faces(c.pieces)) from None
         if solution is None or solution.count != len(c.pieces):
             text = format_faces(c.pieces)
             raise RummyError(
@@ -956,7 +967,24 @@ class TileGame:
             raise RummyError("help.not_allowed")
         if seat != self.current:
             raise RummyError("turn.not_yours", player=self.players[self.current])
-        solution = self._solve(seat, None)
+        from .autoplay import random_tile_turn
+        from .solver import SolverBudgetExceeded
+
+        try:
+            solution = self._solve(seat, None)
+        except SolverBudgetExceeded:
+            simple = random_tile_turn(self, seat, random.Random(f"{self.seed}:{self.turn_no}"))
+            return [
+                Event(
+                    "hint",
+                    seat,
+                    f"The table is too involved for an exact answer right now; a simple move: "
+                    f"{simple}",
+                    f"Der Tisch ist gerade zu verzwickt für eine exakte Antwort; ein einfacher "
+                    f"Zug: {simple}",
+                    private=True,
+                )
+            ]
         if solution is None or solution.count == 0:
             end = "discard a tile" if self.is_stein else "draw"
             end_de = "lege einen Stein ab" if self.is_stein else "ziehe"

@@ -1,0 +1,1067 @@
+"""The exact solver: the best play of rack pieces into the table (RULES.md, every tile preset).
+
+:func:`solve` answers "which rack pieces can I place, and how must the table look afterwards?"
+exactly: no other legal rearrangement places more pieces (mode ``count``) or more face value
+(mode ``value``). It serves the ``hint`` and ``place`` commands and the ``rummy solve`` tool.
+
+The model (what "legal" means here)
+------------------------------------
+* The result is a list of melds, each valid by :func:`engine.melds.is_valid` under the rule set's
+  :class:`~engine.melds.MeldSpec` (RULES.md "Common ground": groups of 3-4 different colours,
+  runs of one colour; Stein: runs wrap 12-13-1-2 and are at most 26 long; Rummikub: 1 is low,
+  13 high). Every table piece stays on the table ("Tiles on the table stay on the table"); some
+  rack pieces are added. Melds in ``fixed`` (e.g. other players' Stein Plus claims) stay exactly
+  as they are.
+* Before opening the table is untouched: the rack alone forms new melds. Rummikub: worth at least
+  ``opening_minimum`` (30) together, a joker counting the value it stands for; Stein: at least one
+  meld of 3 (any placement is one). When no opening exists the answer places nothing.
+* Jokers stand anywhere legal: a table joker may end in any meld (in the engine a table joker
+  moves along with the pieces around it; RULES.md "A joker on the table is freed by the tile it
+  stands for" matters only for taking it to the hand, which this model never does).
+* Rummikub ``joker_meld_no_split`` (RULES.md: "a meld containing a joker may not be split"): a
+  valid table meld holding a joker is either **kept** - a run keeps its pieces in order as one
+  block that may be extended at both ends (by pieces or by whole runs joined to it); a group stays
+  as it is or gains one real piece of a missing colour - or, when it holds exactly one joker,
+  **freed**: a rack tile the joker stands for replaces it, the meld then holds no joker and may be
+  rearranged freely, and the freed joker must be used on the table (``joker_freed_to_hand`` off:
+  "the freed joker may not go to the rack"). Simplification: we do not demand that the freed
+  joker's new meld also holds a rack tile. A meld with two jokers is only kept.
+* Stein's take-with-joker and joker-to-hand are not generated: both swap a hand piece for a table
+  piece, so they never lower the number of pieces left in hand, and the ``count`` optimum is
+  unaffected (in ``value`` mode they are simply not considered).
+* Value: a tile is worth its face value; a placed joker is worth ``rules.joker_penalty`` (what it
+  would cost on the rack: 30 in Rummikub, 1 in Stein).
+* Ties (same count or value): the solver keeps as many table melds unchanged as it can, greedily:
+  no further single table meld can be kept unchanged without losing optimality (inclusion-
+  maximal, not always the minimum number of changed melds).
+
+The algorithm
+-------------
+A dynamic programme over the values 1..13 (van Rijn, Takes, Vis: "The complexity of Rummikub
+problems", 2015), processed cell by cell (value, colour). The state holds, per colour, how many
+runs are in progress with length 1, 2 and 3-or-more (jokers can make more than two runs of one
+colour overlap, so the count is not capped at the number of copies), the jokers used so far, the
+group pieces collected at the current value (their number and the largest count of one colour),
+and before a Rummikub opening the points laid so far (capped at the minimum). A run may only start
+on a real piece (with leading jokers in front), so no meld consists of jokers only. At the end of
+each value the collected group pieces plus some jokers must split into groups: ``k`` groups of
+distinct colours exist exactly when every colour count is at most ``k``, ``k`` is at most the
+number of real pieces, and ``3k <= pieces + jokers <= 4k`` (deal the pieces round-robin).
+Every table piece must be used, rack pieces may be. States are dict entries keyed by one packed
+int, with back pointers for the reconstruction.
+
+Exact speed-ups: (1) the target is searched from above - first "every placeable rack piece",
+then lower in growing steps; a run with target T drops every state that cannot reach T even by
+taking all remaining rack pieces, and when it finds a play it is the true optimum. (2) Rack tiles
+that no meld can hold (no group partner, no run window even with all jokers) are dropped first.
+(3) Canonical jokers (linear runs, after opening): a joker is laid only where a meld needs it -
+inside a run's gap, to bring a run or a group up to three, and before a run only at values
+12-13 (elsewhere a needed leading joker can move to the run's end). Every other joker only adds
+to a meld with room (a group of three, a run's end), so it is added at the end; when no meld has
+room the position is solved again with jokers anywhere. A long run that just took a joker is
+"waiting": it may not end on that joker. States that used more jokers for no more score are
+dropped (each unused joker is worth the same at the end).
+
+Wrap-around runs (Stein) form a cycle: the values are processed from a cut where the fewest runs
+can cross, each possible set of crossing runs (per colour: how many, with which length before the
+cut) is guessed and carried in the state, and the runs open at the end must be exactly the
+guessed ones. Runs longer than ``max_run`` never block a solution: they are split in two.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Literal
+
+from .errors import RummyError
+from .melds import MeldSpec, is_valid, readings
+from .pieces import Face, Tile
+from .rules import RuleSet
+
+Mode = Literal["count", "value"]
+
+__all__ = ["Solution", "solve"]
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """The best play: ``placed`` rack pieces, and the whole new ``table`` (every meld valid, every
+    old table piece kept, fixed melds unchanged). ``count`` is ``len(placed)``; ``value`` their
+    face value (a joker counts ``rules.joker_penalty``); ``changed_melds`` how many table melds do
+    not appear unchanged in the new table."""
+
+    count: int
+    value: int
+    placed: list[Face] = field(default_factory=list)
+    table: list[list[Face]] = field(default_factory=list)
+    changed_melds: int = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Packed state: per colour 9 bits (n1 | n2 << 3 | n3 << 6: runs in progress of length 1, 2, 3+),
+# then jokers used, group pieces so far at this value (G), the largest count of one colour among
+# them (M), opening points (capped), and in wrap mode the guessed crossing runs.
+
+_BITS = 12
+_U = 48
+_G = 52
+_M = 56
+_OV = 59
+_GUESS = 66
+_GM_MASK = (15 << _G) | (7 << _M)
+_CODE = 4095
+_OPEN_ENDS = 63 | 7 << 9  # runs of length 1 or 2, or waiting after a joker: may not end
+
+
+def _code(n1: int, n2: int, n3: int, gap: int = 0) -> int:
+    return n1 | n2 << 3 | n3 << 6 | gap << 9
+
+
+@cache
+def _cell_options(
+    code: int,
+    need: int,
+    opt: int,
+    free: int,
+    lead_max: int,
+    force: bool,
+    starts: int,
+    ends: int,
+    canon: bool,
+) -> tuple[tuple, ...]:
+    """Every way to treat one cell (colour c, value v) from a colour state ``code``.
+
+    ``need`` real pieces (c, v) must be used, ``opt`` more may be; ``free`` jokers are left;
+    ``lead_max`` is how many leading jokers a run starting here may have; ``force`` makes every
+    run in progress continue (first cell of a wrap pass); ``starts``/``ends`` count locked blocks
+    (kept joker runs) that begin/end here. ``canon``: jokers only where a meld needs them (see
+    :func:`_run_dp`). Returns tuples ``(new_code, rack_used, to_groups, jokers, lead_triangle,
+    detail)``; ``detail`` is what the reconstruction replays."""
+    n1, n2, n3, gap = code & 7, (code >> 3) & 7, (code >> 6) & 7, code >> 9
+    out: dict[tuple, tuple] = {}
+    # locked blocks starting here absorb a run in progress or start fresh (leading jokers allowed)
+    for a1 in range(min(n1, starts) + 1):
+        for a2 in range(min(n2, starts - a1) + 1):
+            for a3 in range(min(n3, starts - a1 - a2) + 1):
+                fresh = starts - a1 - a2 - a3
+                m1, m2, m3 = n1 - a1, n2 - a2, n3 - a3
+                for lb in range(min(free, fresh * lead_max) + 1):
+                    _slot_options(
+                        out,
+                        m1,
+                        m2,
+                        m3,
+                        gap,
+                        need,
+                        opt,
+                        free - lb,
+                        lead_max,
+                        force,
+                        ends,
+                        lb,
+                        (a1, a2, a3, lb),
+                        canon,
+                    )
+    return tuple(out.values())
+
+
+def _slot_options(
+    out, n1, n2, n3, gap, need, opt, free, lead_max, force, ends, used0, blocks, canon
+):
+    short = n1 + n2
+    for xo in range(opt + 1):
+        real = need + xo
+        for g in range(real + 1):
+            rr = real - g
+            for k3 in range(n3 if force else 0, n3 + 1):
+                long_ = k3 + gap  # long runs going on (waiting ones must)
+                cont = short + long_
+                for y12 in range(min(short, free) + 1):
+                    for y3 in range(min(long_, free - y12) + 1):
+                        yc = y12 + y3
+                        s = rr - cont + yc
+                        if s < 0:
+                            continue
+                        left = free - yc
+                        if canon:
+                            n3_kept, gap_new = long_ - y3, y3
+                        else:
+                            n3_kept, gap_new = long_, 0
+                        for s1 in range(s + 1 if lead_max >= 1 else 1):
+                            if s1 > left:
+                                break
+                            for s2 in range(s - s1 + 1 if lead_max >= 2 else 1):
+                                lead = s1 + 2 * s2
+                                if lead > left:
+                                    break
+                                s0 = s - s1 - s2
+                                extra_max = 0
+                                if s2 and not canon:
+                                    extra_max = min(left - lead, s2 * (lead_max - 2))
+                                for extra in range(extra_max + 1):
+                                    # spread extra leading jokers evenly (most opening points)
+                                    tri = s1
+                                    if s2:
+                                        base, more = divmod(extra, s2)
+                                        for i in range(s2):
+                                            ln = 2 + base + (1 if i < more else 0)
+                                            tri += ln * (ln + 1) // 2
+                                    y = used0 + yc + lead + extra
+                                    new = _code(s0, n1 + s1, n2 + n3_kept + s2 + ends, gap_new)
+                                    key = (new, xo, g, y, tri)
+                                    if key not in out:
+                                        out[key] = (
+                                            *key,
+                                            (blocks, k3, y12, y3, s0, s1, s2, extra),
+                                        )
+
+
+@cache
+def _group_jokers(pieces: int, most: int, free: int, canon: bool) -> tuple[int, ...]:
+    """Joker counts ``j <= free`` with which ``pieces`` real pieces (at most ``most`` of one
+    colour) split exactly into groups of 3-4 distinct colours (``canon``: only the jokers that
+    some number of groups needs to reach three pieces each)."""
+    if pieces == 0:
+        return (0,)
+    found = []
+    for j in range(free + 1):
+        for k in range(max(most, 1), pieces + 1):
+            if 3 * k <= pieces + j <= 4 * k and (not canon or j == max(0, 3 * k - pieces)):
+                found.append(j)
+                break
+    return tuple(found)
+
+
+def _groups_of(reals: list[Face], jokers: int, joker: Face) -> list[list[Face]]:
+    """Deal group pieces of one value into valid groups (round-robin by colour, then jokers)."""
+    pieces = sorted(reals)
+    total = len(pieces) + jokers
+    most = max(Counter(f.suit for f in pieces).values())
+    k = next(k for k in range(max(most, 1), len(pieces) + 1) if 3 * k <= total <= 4 * k)
+    groups: list[list[Face]] = [[] for _ in range(k)]
+    for i, f in enumerate(pieces):
+        groups[i % k].append(f)
+    for _ in range(jokers):
+        min(groups, key=len).append(joker)
+    return groups
+
+
+# ---------------------------------------------------------------------------------------------
+# The core problem: loose pieces that must be used, rack pieces that may be, locked blocks.
+
+
+@dataclass(slots=True)
+class _Block:
+    """A kept joker run (Rummikub, no split): its pieces in order from value ``start``."""
+
+    colour: int
+    start: int
+    pieces: list[Face]
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.pieces) - 1
+
+
+class SolverBudgetExceeded(Exception):
+    """The search needed more DP states than the caller's ``budget`` allowed (the answer is
+    unknown, not wrong): callers fall back to a simpler move or tell the player."""
+
+
+_budget = threading.local()
+
+
+def _spend(states: int) -> None:
+    """Count DP states against the budget of the running :func:`solve` call."""
+    left = getattr(_budget, "left", None)
+    if left is None:
+        return
+    left -= states
+    _budget.left = left
+    if left < 0:
+        raise SolverBudgetExceeded
+
+
+@dataclass(slots=True)
+class _Problem:
+    need: list[list[int]]  # [colour][value] pieces that must be used
+    opt: list[list[int]]  # [colour][value] rack pieces that may be used
+    weight: list[int]  # weight of a rack tile by value (1, or its value)
+    jokers_need: int
+    jokers_opt: int
+    joker_weight: int
+    wrap: bool
+    open_min: int
+    blocks: list[_Block]
+    face: type[Face]
+    canonical: bool = True  # jokers only where needed, the rest added afterwards
+
+    @property
+    def canon(self) -> bool:
+        return self.canonical and not self.wrap and not self.open_min
+
+
+@dataclass(slots=True, eq=False)
+class _Slot:
+    pieces: list[Face]
+    busy_until: int = 0  # a locked block in it ends at this value
+    guess: int = -1  # wrap: the length category of the guessed crossing run it continues
+    waiting: bool = False  # canonical jokers: a long run ended on a joker, a real must follow
+
+
+def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
+    """Drop rack tiles that no meld can hold at all (a sound filter: it only removes pieces
+    without any group or run around them)."""
+    have = [[need[c][v] + opt[c][v] for v in range(15)] for c in range(4)]
+    for b in blocks:
+        for v in range(b.start, b.end + 1):
+            have[b.colour][v] += 1
+    out = [row[:] for row in opt]
+    for c in range(4):
+        for v in range(1, 14):
+            if not opt[c][v]:
+                continue
+            others = sum(1 for d in range(4) if d != c and have[d][v])
+            if others + jokers >= 2:
+                continue
+            ok = False
+            for s in range(v - 2, v + 1):
+                cells = [s, s + 1, s + 2]
+                if wrap:
+                    cells = [(x - 1) % 13 + 1 for x in cells]
+                elif s < 1 or s + 2 > 13:
+                    continue
+                missing = sum(1 for x in cells if x != v and not have[c][x])
+                if missing <= jokers:
+                    ok = True
+                    break
+            if not ok:
+                out[c][v] = 0
+    return out
+
+
+def _run_dp(p: _Problem, target: int) -> tuple[int, list] | None:
+    """The best score (weighted rack pieces and rack jokers placed) and the decisions per step,
+    or None when no state reaches ``target`` (or no valid table exists)."""
+    jokers = p.jokers_need + p.jokers_opt
+    opt = _placeable(p.need, p.opt, jokers, p.wrap, p.blocks)
+    values = list(range(1, 14))
+    guesses: list[tuple[int, ...]] = [(0, 0, 0, 0)]
+    if p.wrap:
+        cut, guesses = _wrap_cut(p.need, opt, jokers)
+        values = values[cut:] + values[:cut]
+    starts = {(b.colour, b.start): 0 for b in p.blocks}
+    ends = {(b.colour, b.end): 0 for b in p.blocks}
+    for b in p.blocks:
+        starts[b.colour, b.start] += 1
+        ends[b.colour, b.end] += 1
+    steps = [(v, c) for v in values for c in range(4)]
+    # upper bound on what is still to gain after each step (for pruning)
+    rest = [0] * (len(steps) + 1)
+    for i in range(len(steps) - 1, -1, -1):
+        v, c = steps[i]
+        rest[i] = rest[i + 1] + opt[c][v] * p.weight[v]
+    jw = p.joker_weight
+    open_min = p.open_min
+    canon = p.canon
+    # scores count every joker laid; the table's own jokers are taken off at the end
+    target += p.jokers_need * jw
+    layer: dict[int, tuple] = {}
+    for gi, guess in enumerate(guesses):
+        key = gi << _GUESS
+        for c, code in enumerate(guess):
+            key |= code << (_BITS * c)
+        layer[key] = (0, None, None)
+    history: list[dict[int, tuple]] = [layer]
+    first_value = values[0]
+    for i, (v, c) in enumerate(steps):
+        sh = _BITS * c
+        need, o = p.need[c][v], opt[c][v]
+        w = p.weight[v]
+        lead = 13 if p.wrap else v - 1
+        if canon and v < 12:
+            # a needed leading joker can sit at the run's end instead, unless the run ends at 13
+            lead = 0
+        force = p.wrap and v == first_value
+        bs, be = starts.get((c, v), 0), ends.get((c, v), 0)
+        bound = target - rest[i + 1]
+        nxt: dict[int, tuple] = {}
+        get = nxt.get
+        for key, val in layer.items():
+            score = val[0]
+            if score + (jokers - ((key >> _U) & 15)) * jw + rest[i] < target:
+                continue
+            code = (key >> sh) & _CODE
+            used = (key >> _U) & 15
+            options = _cell_options(code, need, o, jokers - used, lead, force, bs, be, canon)
+            if not options:
+                continue
+            most = (key >> _M) & 7
+            base = key - (code << sh)
+            ov = (key >> _OV) & 127
+            for opt_ in options:
+                new, xo, g, y, tri = opt_[0], opt_[1], opt_[2], opt_[3], opt_[4]
+                ns = score + xo * w + y * jw
+                if ns + (jokers - used - y) * jw < bound:
+                    continue
+                nk = base + (new << sh) + (y << _U) + (g << _G)
+                if g > most:
+                    nk += (g - most) << _M
+                if open_min:
+                    add = min(open_min, ov + v * (need + xo + y) - tri) - ov
+                    nk += add << _OV
+                old = get(nk)
+                if old is None or ns > old[0]:
+                    nxt[nk] = (ns, key, opt_)
+        layer = _pareto_jokers(nxt, jw) if canon and jokers else nxt
+        _spend(len(layer))
+        history.append(layer)
+        if c == 3:
+            # close the groups of value v
+            nxt = {}
+            get = nxt.get
+            for key, val in layer.items():
+                pieces = (key >> _G) & 15
+                most = (key >> _M) & 7
+                used = (key >> _U) & 15
+                score = val[0]
+                base = key & ~_GM_MASK
+                ov = (key >> _OV) & 127
+                for j in _group_jokers(pieces, most, jokers - used, canon):
+                    ns = score + j * jw
+                    nk = base + (j << _U)
+                    if open_min and j:
+                        nk += (min(open_min, ov + v * j) - ov) << _OV
+                    old = get(nk)
+                    if old is None or ns > old[0]:
+                        nxt[nk] = (ns, key, j)
+            layer = _pareto_jokers(nxt, jw) if canon and jokers else nxt
+            history.append(layer)
+        if not layer:
+            return None
+    best_key, best = None, None
+    for key, val in layer.items():
+        used = (key >> _U) & 15
+        if used < p.jokers_need and not canon:
+            continue
+        if open_min and ((key >> _OV) & 127) < open_min:
+            continue
+        codes = [(key >> (_BITS * c)) & _CODE for c in range(4)]
+        if p.wrap:
+            guess = guesses[key >> _GUESS]
+            if any(
+                code & 63 != g & 63 or code >> 6 < g >> 6
+                for code, g in zip(codes, guess, strict=True)
+            ):
+                continue
+        elif any(code & _OPEN_ENDS for code in codes):
+            continue
+        score = val[0]
+        if canon:
+            score += (jokers - used) * jw  # the jokers not needed go where there is room
+        if score >= target and (best is None or score > best):
+            best, best_key = score, key
+    if best_key is None:
+        return None
+    decisions = []
+    key = best_key
+    for layer in reversed(history[1:]):
+        _, prev, decision = layer[key]
+        decisions.append((key, decision))
+        key = prev
+    decisions.reverse()
+    return best - p.jokers_need * jw, [key, *decisions]
+
+
+_U_MASK = 15 << _U
+
+
+def _pareto_jokers(layer: dict[int, tuple], jw: int) -> dict[int, tuple]:
+    """Drop states beaten by a twin that used fewer jokers and scores as much without them.
+
+    In the canonical joker model every joker not used yet is added at the end where there is
+    room and scores then, so a state that used fewer jokers for at least the same score of
+    tiles can do everything the other can (exact dominance)."""
+    best: dict[int, list[tuple[int, int, int]]] = {}
+    for key, val in layer.items():
+        used = (key >> _U) & 15
+        best.setdefault(key & ~_U_MASK, []).append((used, val[0] - used * jw, key))
+    if len(best) == len(layer):
+        return layer
+    out = {}
+    for entries in best.values():
+        if len(entries) == 1:
+            key = entries[0][2]
+            out[key] = layer[key]
+            continue
+        entries.sort()
+        top = None
+        for _used, eff, key in entries:
+            if top is None or eff > top:
+                top = eff
+                out[key] = layer[key]
+    return out
+
+
+def _upper_bound(p: _Problem) -> int:
+    """Every placeable rack piece placed: no play scores more."""
+    jokers = p.jokers_need + p.jokers_opt
+    opt = _placeable(p.need, p.opt, jokers, p.wrap, p.blocks)
+    tiles = sum(opt[c][v] * p.weight[v] for c in range(4) for v in range(1, 14))
+    return tiles + p.jokers_opt * p.joker_weight
+
+
+def _run_dp_from_above(p: _Problem, target: int) -> tuple[int, list] | None:
+    """:func:`_run_dp` with the target lowered step by step from the upper bound: a run with
+    target T prunes every state that cannot reach T and, when it succeeds, returns the true
+    optimum (no state that could beat it was pruned). Steps grow geometrically."""
+    top = _upper_bound(p)
+    if top < target:
+        return None
+    step = 1
+    goal = top
+    while True:
+        result = _run_dp(p, max(goal, target))
+        if result is not None or goal <= target:
+            return result
+        goal -= step
+        step *= 2
+
+
+def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
+    """Where to cut the cycle of values (the pass starts at value ``cut + 1``) and every guess
+    of the runs crossing the cut (per colour the code of crossing runs by length before it)."""
+    best = None
+    for cut in range(13):
+        before = cut if cut else 13  # value just before the cut
+        after = cut + 1
+        per_colour = []
+        for c in range(4):
+            a = need[c][before] + opt[c][before]
+            b = need[c][after] + opt[c][after]
+            total = sum(need[c][1:14]) + sum(opt[c][1:14])
+            limit = min(min(a, b) + jokers, total, 7)
+            per_colour.append((min(a, b), limit))
+        count = 1
+        for _, limit in per_colour:
+            count *= (limit + 1) * (limit + 2) * (limit + 3) // 6
+        if best is None or count < best[0]:
+            best = (count, cut, per_colour)
+    _, cut, per_colour = best
+    options = []
+    for real, limit in per_colour:
+        codes = []
+        for n1 in range(limit + 1):
+            for n2 in range(limit + 1 - n1):
+                for n3 in range(limit + 1 - n1 - n2):
+                    codes.append((n1 + n2 + n3, _code(n1, n2, n3)))
+        options.append((real, codes))
+    guesses = []
+    for combo in itertools.product(*(codes for _, codes in options)):
+        joker_crossings = sum(max(0, n - options[c][0]) for c, (n, _) in enumerate(combo))
+        if joker_crossings <= jokers:
+            guesses.append(tuple(code for _, code in combo))
+    return cut, guesses
+
+
+def _rebuild(p: _Problem, trace: list) -> tuple[list[list[Face]], list[Face]] | None:
+    """Replay the decisions: the new melds (of the problem's pieces) and the rack pieces used;
+    None when the jokers left over (canonical model) find no room."""
+    face = p.face
+    canon = p.canon
+    joker = face.joker()
+    jokers = p.jokers_need + p.jokers_opt
+    start_key = trace[0]
+    guess_index = start_key >> _GUESS
+    guesses = [(0, 0, 0, 0)]
+    values = list(range(1, 14))
+    if p.wrap:
+        opt = _placeable(p.need, p.opt, jokers, p.wrap, p.blocks)
+        cut, guesses = _wrap_cut(p.need, opt, jokers)
+        values = values[cut:] + values[:cut]
+    melds: list[list[Face]] = []
+    placed: list[Face] = []
+    active: list[list[_Slot]] = [[] for _ in range(4)]
+    heads: list[list[_Slot]] = [[] for _ in range(4)]  # wrap: guessed slots, by guess index
+    for c, code in enumerate(guesses[guess_index]):
+        n1, n2, n3 = code & 7, (code >> 3) & 7, code >> 6
+        for length, count in ((1, n1), (2, n2), (3, n3)):
+            for _ in range(count):
+                slot = _Slot([], guess=length)
+                active[c].append(slot)
+                heads[c].append(slot)
+
+    def cat(slot: _Slot) -> int:
+        n = len(slot.pieces) + (slot.guess if slot.guess > 0 else 0)
+        return min(n, 3)
+
+    finished: list[list[_Slot]] = [[] for _ in range(4)]
+    group_pieces: list[Face] = []
+    joker_used = 0
+    step = 1
+    blocks_at = {}
+    for b in p.blocks:
+        blocks_at.setdefault((b.colour, b.start), []).append(b)
+    for v in values:
+        for c in range(4):
+            _, opt_ = trace[step]
+            step += 1
+            _, xo, g, y, _tri, detail = opt_
+            (a1, a2, a3, lb), k3, y12, y3, s0, s1, s2, extra = detail
+            joker_used += y
+            real = p.need[c][v] + xo
+            placed.extend([face(c, v)] * xo)
+            free_slots = [s for s in active[c] if s.busy_until < v]
+            by_cat: dict[int, list[_Slot]] = {1: [], 2: [], 3: [], 4: []}
+            for s in free_slots:
+                by_cat[4 if s.waiting else cat(s)].append(s)
+            # locked blocks starting here
+            blocks = blocks_at.get((c, v), [])
+            absorbed = by_cat[1][:a1] + by_cat[2][:a2] + by_cat[3][:a3]
+            by_cat[1], by_cat[2], by_cat[3] = by_cat[1][a1:], by_cat[2][a2:], by_cat[3][a3:]
+            leads = lb
+            for k, b in enumerate(blocks):
+                if k < len(absorbed):
+                    slot = absorbed[k]
+                else:
+                    room = v - 1 if not p.wrap else 13
+                    n = min(leads, room)
+                    leads -= n
+                    slot = _Slot([joker] * n)
+                    active[c].append(slot)
+                slot.pieces.extend(b.pieces)
+                slot.busy_until = b.end
+            # runs in progress: lengths 1, 2 and waiting ones continue; k3 of the long ones too
+            stop = by_cat[3][k3:]
+            short = by_cat[1] + by_cat[2]
+            long_ = by_cat[3][:k3] + by_cat[4]
+            for s in stop:
+                active[c].remove(s)
+                finished[c].append(s)
+            reals = real - g
+            group_pieces.extend([face(c, v)] * g)
+            for k, s in enumerate(short):
+                if k < len(short) - y12:
+                    s.pieces.append(face(c, v))
+                    reals -= 1
+                else:
+                    s.pieces.append(joker)
+            for k, s in enumerate(long_):
+                if k < len(long_) - y3:
+                    s.pieces.append(face(c, v))
+                    s.waiting = False
+                    reals -= 1
+                else:
+                    s.pieces.append(joker)
+                    s.waiting = canon
+            base, more = divmod(extra, s2) if s2 else (0, 0)
+            for k in range(s0 + s1 + s2):
+                if k < s0:
+                    lead = 0
+                elif k < s0 + s1:
+                    lead = 1
+                else:
+                    lead = 2 + base + (1 if k - s0 - s1 < more else 0)
+                active[c].append(_Slot([joker] * lead + [face(c, v)]))
+                reals -= 1
+            assert reals == 0
+        _, j = trace[step]
+        step += 1
+        joker_used += j
+        if group_pieces or j:
+            melds.extend(_groups_of(group_pieces, j, joker))
+        group_pieces = []
+    # runs open at the end: in wrap mode some continue into the guessed crossing runs
+    for c in range(4):
+        slots = finished[c] + active[c]
+        succ: dict[int, _Slot] = {}
+        has_pred: set[int] = set()
+        ends = sorted(active[c], key=lambda s: s.guess > 0)  # prefer real starts as predecessors
+        for head in heads[c]:
+            pred = next(s for s in ends if id(s) not in succ and cat(s) == head.guess)
+            succ[id(pred)] = head
+            has_pred.add(id(head))
+        seen: set[int] = set()
+        for first in [s for s in slots if id(s) not in has_pred] + slots:
+            if id(first) in seen:
+                continue
+            pieces: list[Face] = []
+            cur: _Slot | None = first
+            while cur is not None and id(cur) not in seen:
+                seen.add(id(cur))
+                pieces.extend(cur.pieces)
+                cur = succ.get(id(cur))
+            melds.extend(_split_long(pieces, p))
+    if canon:
+        for _ in range(jokers - joker_used):
+            if not _add_joker(melds, p, joker):
+                return None
+        joker_used = jokers
+    rack_jokers = joker_used - p.jokers_need
+    placed.extend([joker] * rack_jokers)
+    return melds, placed
+
+
+def _add_joker(melds: list[list[Face]], p: _Problem, joker: Face) -> bool:
+    """Put a joker no meld needs where there is room: a group of three, or a run's end."""
+    spec = MeldSpec("wrap" if p.wrap else "linear", 26 if p.wrap else 13)
+    for meld in melds:
+        for candidate in ([*meld, joker], [joker, *meld]):
+            if is_valid(candidate, spec):
+                meld[:] = candidate
+                return True
+    return False
+
+
+def _split_long(pieces: list[Face], p: _Problem) -> list[list[Face]]:
+    limit = 26 if p.wrap else 13
+    out = []
+    while len(pieces) > limit:
+        cut = limit if len(pieces) - limit >= 3 else len(pieces) - 3
+        out.append(pieces[:cut])
+        pieces = pieces[cut:]
+    out.append(pieces)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The public entry point.
+
+
+def _weights(rules: RuleSet, mode: Mode) -> tuple[list[int], int]:
+    if mode == "value":
+        return list(range(15)), rules.joker_penalty
+    return [1] * 15, 1
+
+
+def _piece_value(face: Face, rules: RuleSet) -> int:
+    return rules.joker_penalty if face.is_joker else face.rank
+
+
+def _meld_key(meld: Sequence[Face], spec: MeldSpec) -> tuple:
+    """What "the same meld" means for counting unchanged melds: the same pieces read the same
+    way (a run's joker standing for the same tile)."""
+    found = readings(meld, spec)
+    meaning = tuple(sorted(found[0].stands_for)) if found else ()
+    return tuple(sorted(meld)), meaning
+
+
+def _counts(faces: Iterable[Face]) -> tuple[list[list[int]], int]:
+    grid = [[0] * 15 for _ in range(4)]
+    jokers = 0
+    for f in faces:
+        if f.is_joker:
+            jokers += 1
+        else:
+            grid[f.suit][f.rank] += 1
+    return grid, jokers
+
+
+@dataclass(slots=True)
+class _Choice:
+    """How one locked joker meld (Rummikub, no split) is treated in a configuration."""
+
+    kind: Literal["block", "keep", "extend", "free"]
+    meld: int
+    piece: Face | None = None  # the extending or freeing piece
+    from_rack: bool = False
+
+
+def _joker_meld_choices(
+    index: int, meld: list[Face], spec: MeldSpec, rack: Counter, pool: Counter
+) -> list[_Choice]:
+    """The treatments of a table meld holding a joker under ``joker_meld_no_split`` (see the
+    module docstring): kept (a run as an extendable block), extended by one missing colour (a
+    group), or freed by a rack tile it stands for (one joker only)."""
+    reading = readings(meld, spec)[0]
+    choices: list[_Choice] = []
+    if reading.kind == "run" and spec.run_mode == "linear":
+        choices.append(_Choice("block", index))
+    else:
+        choices.append(_Choice("keep", index))
+    if reading.kind == "group" and len(meld) < spec.max_group:
+        face_type = type(reading.stands_for[0])
+        present = {f.suit for f in meld if not f.is_joker}
+        rank = reading.stands_for[0].rank
+        for suit in range(4):
+            if suit in present:
+                continue
+            piece = face_type(suit, rank)
+            if rack[piece]:
+                choices.append(_Choice("extend", index, piece, True))
+            if pool[piece]:
+                choices.append(_Choice("extend", index, piece, False))
+    if sum(f.is_joker for f in meld) == 1:
+        meanings = {m for r in readings(meld, spec) for m in r.joker_meanings()}
+        if reading.kind == "run":
+            meanings = set(reading.joker_meanings())
+        for piece in sorted(meanings):
+            if rack[piece]:
+                choices.append(_Choice("free", index, piece, True))
+    return choices
+
+
+@dataclass(slots=True)
+class _Found:
+    score: int
+    melds: list[list[Face]]  # new melds (besides the kept ones)
+    kept: list[int]  # table melds kept exactly (fixed, or locked and left alone)
+    placed: list[Face]
+
+
+def _best(
+    table: list[list[Face]],
+    hand: list[Face],
+    rules: RuleSet,
+    mode: Mode,
+    keep: set[int],
+    must: list[Face] | None,
+    open_min: int,
+    target: int,
+) -> _Found | None:
+    """The best play with the melds in ``keep`` left alone, scoring at least ``target``."""
+    spec = rules.meld_spec
+    face_type: type[Face] = next(
+        (type(f) for f in itertools.chain(hand, *table) if not f.is_joker), Tile
+    )
+    weight, joker_weight = _weights(rules, mode)
+    free = [i for i in range(len(table)) if i not in keep]
+    locked: list[int] = []
+    if rules.joker_meld_no_split:
+        locked = [i for i in free if any(f.is_joker for f in table[i]) and is_valid(table[i], spec)]
+    loose = [f for i in free if i not in locked for f in table[i]]
+    rack = Counter(hand)
+    pool = Counter(loose)
+    choice_lists = [_joker_meld_choices(i, table[i], spec, rack, pool) for i in locked]
+    best: _Found | None = None
+    for config in itertools.product(*choice_lists):
+        need_faces = list(loose)
+        opt_faces = list(hand) if must is None else []
+        must_faces = list(must) if must is not None else []
+        kept = sorted(keep)
+        extra_melds: list[list[Face]] = []
+        blocks: list[_Block] = []
+        bonus: list[Face] = []  # rack pieces placed by the configuration itself
+        ok = True
+        for ch in config:
+            meld = table[ch.meld]
+            if ch.kind == "keep":
+                kept.append(ch.meld)
+                continue
+            if ch.kind == "block":
+                reading = readings(meld, spec)[0]
+                start = reading.stands_for[0].rank
+                blocks.append(_Block(reading.stands_for[0].suit, start, list(reading.faces)))
+                continue
+            piece = ch.piece
+            assert piece is not None
+            if ch.from_rack:
+                source = must_faces if must is not None else opt_faces
+                if piece not in source:
+                    ok = False
+                    break
+                source.remove(piece)
+                bonus.append(piece)
+            else:
+                if piece not in need_faces:
+                    ok = False
+                    break
+                need_faces.remove(piece)
+            if ch.kind == "extend":
+                extra_melds.append([*meld, piece])
+            else:  # free: the meld's real tiles and the freed joker join the loose pieces
+                need_faces.extend(f for f in meld if not f.is_joker)
+                need_faces.append(piece)
+                need_faces.append(face_type.joker())
+        if not ok:
+            continue
+        need, jokers_need = _counts(need_faces + must_faces)
+        opt, jokers_opt = _counts(opt_faces)
+        constant = sum(weight[f.rank] if not f.is_joker else joker_weight for f in bonus)
+        constant += sum(weight[f.rank] if not f.is_joker else joker_weight for f in must_faces)
+        problem = _Problem(
+            need,
+            opt,
+            weight,
+            jokers_need,
+            jokers_opt,
+            joker_weight,
+            spec.run_mode == "wrap",
+            open_min,
+            blocks,
+            face_type,
+        )
+        goal = target if best is None else max(target, best.score)
+        result = _run_dp_from_above(problem, goal - constant)
+        if result is None:
+            continue
+        score, trace = result
+        rebuilt = _rebuild(problem, trace)
+        if rebuilt is None:  # no room for the spare jokers: solve with jokers anywhere
+            problem.canonical = False
+            result = _run_dp_from_above(problem, goal - constant)
+            if result is None:
+                continue
+            score, trace = result
+            rebuilt = _rebuild(problem, trace)
+            assert rebuilt is not None
+        melds, placed = rebuilt
+        total = score + constant
+        # the must pieces that are jokers were counted as needed jokers: they are placed
+        placed = placed + bonus + list(must_faces)
+        found = _Found(total, extra_melds + melds, kept, placed)
+        if (
+            best is None
+            or total > best.score
+            or (total == best.score and len(found.kept) > len(best.kept))
+        ):
+            best = found
+    return best
+
+
+def _unchanged(table: list[list[Face]], found: _Found, spec: MeldSpec) -> set[int]:
+    """Indexes of table melds that appear unchanged in the result."""
+    kept = set(found.kept)
+    spare = Counter(_meld_key(m, spec) for m in found.melds)
+    for i, meld in enumerate(table):
+        if i in kept:
+            continue
+        key = _meld_key(meld, spec)
+        if spare[key]:
+            spare[key] -= 1
+            kept.add(i)
+    return kept
+
+
+def _arrange_table(table: list[list[Face]], found: _Found, spec: MeldSpec) -> list[list[Face]]:
+    """The new table in a natural order: unchanged melds where they were, each changed meld's
+    successor at its place, brand-new melds last."""
+    kept = set(found.kept)
+    spare = [list(m) for m in found.melds]
+    out: list[list[Face]] = []
+    unchanged: dict[int, list[Face]] = {}
+    for i, meld in enumerate(table):
+        if i in kept:
+            unchanged[i] = list(meld)
+            continue
+        key = _meld_key(meld, spec)
+        match = next((m for m in spare if _meld_key(m, spec) == key), None)
+        if match is not None:
+            spare.remove(match)
+            unchanged[i] = list(meld)
+    home: dict[int, list[list[Face]]] = {}
+    brand_new: list[list[Face]] = []
+    for meld in spare:
+        pieces = Counter(meld)
+        best, best_overlap = None, 0
+        for i, old in enumerate(table):
+            if i in unchanged:
+                continue
+            overlap = sum((pieces & Counter(old)).values())
+            if overlap > best_overlap:
+                best, best_overlap = i, overlap
+        if best is None:
+            brand_new.append(meld)
+        else:
+            home.setdefault(best, []).append(meld)
+    for i in range(len(table)):
+        if i in unchanged:
+            out.append(unchanged[i])
+        out.extend(home.get(i, []))
+    return out + brand_new
+
+
+def solve(
+    table: Sequence[Sequence[Face]],
+    hand: Sequence[Face],
+    rules: RuleSet,
+    *,
+    opened: bool,
+    mode: Mode = "count",
+    fixed: Iterable[int] = frozenset(),
+    must_place: Sequence[Face] | None = None,
+    budget: int | None = None,
+) -> Solution:
+    """The best play of ``hand`` pieces into ``table`` (see :func:`_solve_exact`). With a
+    ``budget`` (DP states), a search that would need more raises :class:`SolverBudgetExceeded`
+    instead of running on: the bot and the computer players use it to stay responsive."""
+    previous = getattr(_budget, "left", None)
+    _budget.left = budget
+    try:
+        return _solve_exact(
+            table, hand, rules, opened=opened, mode=mode, fixed=fixed, must_place=must_place
+        )
+    finally:
+        _budget.left = previous
+
+
+def _solve_exact(
+    table: Sequence[Sequence[Face]],
+    hand: Sequence[Face],
+    rules: RuleSet,
+    *,
+    opened: bool,
+    mode: Mode = "count",
+    fixed: Iterable[int] = frozenset(),
+    must_place: Sequence[Face] | None = None,
+) -> Solution:
+    """The best play of ``hand`` pieces into ``table`` under ``rules`` (see the module docstring
+    for the exact model).
+
+    ``mode="count"`` places the most pieces, ``"value"`` the most face value; ties keep the most
+    table melds unchanged. ``fixed``: indexes of table melds that must stay as they are (Stein
+    Plus claims of other players). ``opened=False``: the table is untouched and the rack alone must
+    meet the opening rule (RULES.md: Rummikub 30 points, Stein one meld of 3); nothing is placed
+    when it cannot. ``must_place``: exactly these rack pieces are placed (the ``place`` command);
+    when that is impossible the solution places nothing (``count == 0``).
+    """
+    if mode not in ("count", "value"):
+        raise ValueError(f"mode must be 'count' or 'value', not {mode!r}")
+    if rules.family != "tile" or rules.run_mode not in ("linear", "wrap"):
+        raise RummyError("solver.tiles_only", preset=rules.preset)
+    table_list = [list(m) for m in table]
+    hand_list = list(hand)
+    spec = rules.meld_spec
+    must = list(must_place) if must_place is not None else None
+    if must is not None:
+        left = Counter(hand_list)
+        for piece in must:
+            if not left[piece]:
+                raise RummyError("piece.not_in_rack", piece=str(piece))
+            left[piece] -= 1
+    keep = {i for i in fixed if 0 <= i < len(table_list)}
+    # melds that are not valid (a working table mid-turn) are never kept as they are
+    open_min = 0
+    if not opened:
+        keep = set(range(len(table_list)))
+        open_min = rules.opening_minimum
+    nothing = Solution(0, 0, [], [list(m) for m in table_list], 0)
+    if must is not None and not must:
+        return nothing
+    found = _best(table_list, hand_list, rules, mode, keep, must, open_min, 0)
+    if found is None or (must is None and not found.placed):
+        return nothing
+    if must is not None and Counter(found.placed) != Counter(must):
+        return nothing
+    # ties: keep more table melds unchanged, one at a time (inclusion-maximal)
+    unchanged = _unchanged(table_list, found, spec)
+    for i in range(len(table_list)):
+        if i in unchanged or not is_valid(table_list[i], spec):
+            continue
+        trial = _best(
+            table_list, hand_list, rules, mode, unchanged | {i}, must, open_min, found.score
+        )
+        if trial is not None and trial.score >= found.score:
+            found = trial
+            unchanged = _unchanged(table_list, found, spec)
+    new_table = _arrange_table(table_list, found, spec)
+    placed = sorted(found.placed, key=lambda f: (f.is_joker, f.suit, f.rank))
+    value = sum(_piece_value(f, rules) for f in placed)
+    free_melds = [i for i in range(len(table_list)) if i not in keep]
+    changed = sum(1 for i in free_melds if i not in unchanged)
+    return Solution(len(placed), value, placed, new_table, changed)

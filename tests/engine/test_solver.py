@@ -1,0 +1,316 @@
+"""The solver against an independent brute force (RULES.md, tile presets), plus fixed examples."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.melds import MeldSpec, is_valid, readings
+from engine.pieces import Face, Tile, parse_faces, parse_melds
+from engine.rules import RUMMIKUB, STEIN, STEIN_PLUS, RuleSet
+from engine.solver import Solution, solve
+
+JOKER = Tile.joker()
+
+# -- brute force: every partition of the pieces into valid melds ------------------------------
+
+
+def _partition_value(pieces: tuple[Face, ...], spec: MeldSpec) -> int | None:
+    """The largest total meld value over all partitions of ``pieces`` into valid melds, or
+    None when there is no partition (joker counted as what it stands for)."""
+
+    @cache
+    def best(rest: tuple[Face, ...]) -> int | None:
+        if not rest:
+            return 0
+        first, others = rest[0], rest[1:]
+        found = None
+        # a meld with ``first`` only holds pieces of its value or colour, or jokers
+        index = [
+            i
+            for i, f in enumerate(others)
+            if f.is_joker or first.is_joker or f.rank == first.rank or f.suit == first.suit
+        ]
+        for size in range(2, min(len(index), 25) + 1):
+            seen = set()
+            for combo in itertools.combinations(index, size):
+                meld = (first, *(others[i] for i in combo))
+                key = tuple(sorted(meld))
+                if key in seen:
+                    continue
+                seen.add(key)
+                options = readings(meld, spec)
+                if not options:
+                    continue
+                left = list(others)
+                for i in reversed(combo):
+                    del left[i]
+                sub = best(tuple(left))
+                if sub is None:
+                    continue
+                total = sub + max(r.value for r in options)
+                if found is None or total > found:
+                    found = total
+        return found
+
+    return best(tuple(sorted(pieces)))
+
+
+def brute_force(
+    table: list[list[Face]], hand: list[Face], rules: RuleSet, opened: bool, mode: str
+) -> int:
+    """The best score by trying every sub-multiset of the rack."""
+    spec = rules.meld_spec
+    loose = [f for m in table for f in m] if opened else []
+    best = 0
+    items = sorted(Counter(hand).items())
+    for counts in itertools.product(*(range(n + 1) for _, n in items)):
+        chosen = [f for (f, _), k in zip(items, counts, strict=True) for _ in range(k)]
+        if not chosen:
+            continue
+        if mode == "count":
+            score = len(chosen)
+        else:
+            score = sum(rules.joker_penalty if f.is_joker else f.rank for f in chosen)
+        if score <= best:
+            continue
+        value = _partition_value(tuple(loose + chosen), spec)
+        if value is None:
+            continue
+        if not opened and value < rules.opening_minimum:
+            continue
+        best = score
+    return best
+
+
+# -- random small positions -------------------------------------------------------------------
+
+
+def random_position(rng: random.Random, rules: RuleSet, table_melds: int, rack_size: int):
+    """Valid table melds of real tiles (and jokers), and a rack, respecting two copies."""
+    copies = Counter({Tile(s, r): 2 for s in range(4) for r in range(1, 14)})
+    jokers_left = 4 if rules.preset == "rummikub" else 3
+    wrap = rules.run_mode == "wrap"
+    table = []
+    for _ in range(table_melds):
+        for _attempt in range(20):
+            if rng.random() < 0.5:
+                rank = rng.randint(1, 13)
+                suits = rng.sample(range(4), rng.randint(3, 4))
+                meld = [Tile(s, rank) for s in suits]
+            else:
+                suit = rng.randrange(4)
+                length = rng.randint(3, 5)
+                start = rng.randint(1, 13 if wrap else 14 - length)
+                meld = [Tile(suit, (start - 1 + i) % 13 + 1) for i in range(length)]
+            if jokers_left and rng.random() < 0.3:
+                meld[rng.randrange(len(meld))] = JOKER
+            need = Counter(f for f in meld if not f.is_joker)
+            if all(copies[f] >= n for f, n in need.items()) and is_valid(meld, rules.meld_spec):
+                copies -= need
+                jokers_left -= sum(f.is_joker for f in meld)
+                table.append(meld)
+                break
+    pool = list(copies.elements()) + [JOKER] * jokers_left
+    hand = rng.sample(pool, rack_size)
+    return table, hand
+
+
+def check_solution(table, hand, rules, solution: Solution, opened: bool, fixed=()):
+    spec = rules.meld_spec
+    for meld in solution.table:
+        assert is_valid(meld, spec), meld
+    before = Counter(f for m in table for f in m)
+    after = Counter(f for m in solution.table for f in m)
+    assert after == before + Counter(solution.placed)
+    assert not Counter(solution.placed) - Counter(hand)
+    assert solution.count == len(solution.placed)
+    for i in fixed:
+        assert table[i] in solution.table
+    if not opened:
+        for meld in table:
+            assert meld in solution.table
+        if solution.count and rules.opening_minimum:
+            new = list(solution.table)
+            for meld in table:
+                new.remove(meld)
+            assert sum(readings(m, spec)[0].value for m in new) >= rules.opening_minimum or any(
+                sum(max(r.value for r in readings(m, spec)) for m in new) >= 30 for _ in [0]
+            )
+
+
+PRESETS = {"stein": STEIN, "stein_plus": STEIN_PLUS, "rummikub": RUMMIKUB}
+# the brute force treats every joker as free to move: compare Rummikub without the no-split rule
+FREE_JOKERS = {
+    "stein": STEIN,
+    "stein_plus": STEIN_PLUS,
+    "rummikub": RUMMIKUB.with_options(joker_meld_no_split=False),
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(sorted(PRESETS)),
+    seed=st.integers(0, 10**9),
+    melds=st.integers(0, 2),
+    rack=st.integers(1, 6),
+    opened=st.booleans(),
+    mode=st.sampled_from(["count", "value"]),
+)
+def test_solver_matches_brute_force(preset, seed, melds, rack, opened, mode):
+    rules = FREE_JOKERS[preset]
+    table, hand = random_position(random.Random(seed), rules, melds, rack)
+    solution = solve(table, hand, rules, opened=opened, mode=mode)
+    check_solution(table, hand, rules, solution, opened)
+    score = solution.count if mode == "count" else solution.value
+    assert score == brute_force(table, hand, rules, opened, mode)
+
+
+@settings(max_examples=25, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**9))
+def test_solver_valid_on_larger_positions(preset, seed):
+    rules = PRESETS[preset]
+    rng = random.Random(seed)
+    table, hand = random_position(rng, rules, rng.randint(3, 6), rng.randint(5, 10))
+    fixed = {i for i in range(len(table)) if rng.random() < 0.2}
+    solution = solve(table, hand, rules, opened=True, fixed=fixed)
+    check_solution(table, hand, rules, solution, True, fixed)
+    # keeping melds fixed can only cost: the free solve places at least as many
+    assert solve(table, hand, rules, opened=True).count >= solution.count
+
+
+# -- examples ---------------------------------------------------------------------------------
+
+
+def faces(text: str) -> list[Face]:
+    return parse_faces(text)
+
+
+def test_extends_and_rearranges_rummikub():
+    table = parse_melds("R1 R2 R3 | B5 B6 B7 | Y9 K9 B9")
+    solution = solve(table, faces("R4 B8 R9 K2 K3 J"), RUMMIKUB, opened=True)
+    assert solution.count == 6
+    assert solution.changed_melds == 3
+    check_solution(table, faces("R4 B8 R9 K2 K3 J"), RUMMIKUB, solution, True)
+
+
+def test_unchanged_melds_are_kept_when_nothing_needs_them():
+    table = parse_melds("R1 R2 R3 | B5 B6 B7 | Y9 K9 B9")
+    solution = solve(table, faces("K11 K12 K13"), RUMMIKUB, opened=True)
+    assert solution.count == 3
+    assert solution.changed_melds == 0
+    assert solution.table[:3] == table
+
+
+def test_rummikub_opening_needs_30_from_the_rack():
+    table = parse_melds("R1 R2 R3")
+    low = solve(table, faces("K2 K3 K4 B9"), RUMMIKUB, opened=False)
+    assert low.count == 0 and low.table == table
+    high = solve(table, faces("K9 K10 K11 B9 R4"), RUMMIKUB, opened=False)
+    assert high.count == 3 and high.value == 30
+    assert high.table[0] == table[0]
+
+
+def test_rummikub_opening_joker_counts_what_it_stands_for():
+    # J K12 K13 is worth 11 + 12 + 13 = 36
+    solution = solve([], faces("J K12 K13 B1"), RUMMIKUB, opened=False)
+    assert solution.count == 3
+    assert Counter(solution.placed) == Counter(faces("J K12 K13"))
+
+
+def test_stein_opening_needs_one_meld_and_leaves_the_table():
+    table = parse_melds("R5 R6 R7")
+    assert solve(table, faces("R8 B1 B2"), STEIN, opened=False).count == 0
+    solution = solve(table, faces("R8 B1 B2 B3"), STEIN, opened=False)
+    assert solution.count == 3 and table[0] in solution.table
+
+
+def test_stein_wraps_round_the_corner():
+    table = parse_melds("R12 R13 R1")
+    solution = solve(table, faces("R2 R11 B1 B2"), STEIN, opened=True)
+    assert solution.count == 2
+    assert solution.table == [faces("R11 R12 R13 R1 R2")]
+
+
+def test_stein_run_twice_round_the_cycle():
+    hand = [Tile(1, r) for r in range(1, 14)] * 2
+    solution = solve([], hand, STEIN, opened=True)
+    assert solution.count == 26
+    check_solution([], hand, STEIN, solution, True)
+
+
+def test_fixed_claims_stay_untouched():
+    table = parse_melds("R5 B5 Y5 K5 | R7 R8 R9")
+    hand = faces("R6 R4")
+    free = solve(table, hand, STEIN_PLUS, opened=True)
+    assert free.count == 2
+    held = solve(table, hand, STEIN_PLUS, opened=True, fixed={0})
+    assert held.count == 1 and table[0] in held.table
+
+
+def test_must_place_exactly_these():
+    table = parse_melds("R5 R6 R7")
+    hand = faces("R8 R4 B1")
+    solution = solve(table, hand, RUMMIKUB, opened=True, must_place=faces("R8"))
+    assert solution.placed == faces("R8")
+    assert solution.table == [faces("R5 R6 R7 R8")]
+    impossible = solve(table, hand, RUMMIKUB, opened=True, must_place=faces("B1"))
+    assert impossible.count == 0 and impossible.table == table
+
+
+def test_rummikub_joker_meld_is_not_split():
+    # R3 R4 J R6 R7 may not be split to free R5's place; keeping it extendable is allowed
+    table = parse_melds("R3 R4 J R6 R7")
+    locked = solve(table, faces("R8 R2"), RUMMIKUB, opened=True)
+    assert locked.count == 2
+    assert locked.table == [faces("R2 R3 R4 J R6 R7 R8")]
+    # splitting would be needed to use B5 Y5 with the joker as K5: not allowed
+    assert solve(table, faces("B5 Y5"), RUMMIKUB, opened=True).count == 0
+    free = RUMMIKUB.with_options(joker_meld_no_split=False)
+    assert solve(table, faces("B5 Y5 R5"), free, opened=True).count == 3
+
+
+def test_rummikub_joker_freed_by_its_tile_must_stay_on_table():
+    table = parse_melds("R3 J R5")
+    solution = solve(table, faces("R4 B9 Y9"), RUMMIKUB, opened=True)
+    # R4 frees the joker, which joins B9 Y9
+    assert solution.count == 3
+    check_solution(table, faces("R4 B9 Y9"), RUMMIKUB, solution, True)
+    assert Counter(f for m in solution.table for f in m)[JOKER] == 1
+
+
+def test_group_with_joker_gains_a_fourth_colour():
+    table = parse_melds("R5 B5 J")
+    solution = solve(table, faces("Y5"), RUMMIKUB, opened=True)
+    assert solution.count == 1
+    assert sorted(solution.table[0]) == sorted(faces("R5 B5 J Y5"))
+
+
+def test_value_mode_prefers_points():
+    # count: three low tiles; value: the 13s
+    table = parse_melds("B13 Y13 K13")
+    hand = faces("R13 K1 K2 K3")
+    assert solve(table, hand, RUMMIKUB, opened=True).count == 4
+    value = solve(table, hand, RUMMIKUB, opened=True, mode="value")
+    assert value.value == 19
+
+
+def test_no_move():
+    table = parse_melds("R1 R2 R3")
+    solution = solve(table, faces("B7 K11"), RUMMIKUB, opened=True)
+    assert solution == Solution(0, 0, [], table, 0)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_everything_placeable(preset):
+    rules = PRESETS[preset]
+    hand = faces("R1 R2 R3 B4 Y4 K4 J")
+    solution = solve([], hand, rules, opened=True)
+    assert solution.count == 7
+    check_solution([], hand, rules, solution, True)
