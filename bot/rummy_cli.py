@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # modules that provide register(subparsers); each sub-parser sets func=handler(args) -> int
-SECTIONS = ("engine.cli", "engine.cards_cli", "engine.solver_cli", "rendering.cli")
+SECTIONS = ("engine.cli", "engine.cards_cli", "engine.solver_cli", "engine.ai_cli", "rendering.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:

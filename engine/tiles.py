@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -946,17 +947,53 @@ class TileGame:
         return [self._working_event(seat, "place", "places", "legt", format_faces(c.pieces))]
 
     def _adopt_solution(self, melds: list[list[Face]], placed: list[int]) -> None:
-        """Rebuild the working table from solver melds, reusing ids (claims kept in place)."""
+        """Rebuild the working table from solver melds, reusing ids (claims kept in place).
+
+        The solver treats jokers as interchangeable, so each table joker is given to the new
+        meld that shares most real tiles with its old meld; the result must keep every table
+        joker with tiles of its old meld (a group joker in a group of its value), as the
+        manual commands do (docs/DECISIONS.md), or ``place.impossible`` is raised."""
+        spec = self.rules.meld_spec
+        homes = {
+            i: [f for f in self.faces(m.ids) if not f.is_joker]
+            for m in self.turn.table
+            for i in m.ids
+            if self.deck[i].is_joker and self._on_table_at_start(i) and i not in self.turn.freed
+        }
         pool = [i for m in self.turn.table for i in m.ids] + list(placed)
         claims = {tuple(sorted(m.ids)): m.claim for m in self.turn.table if m.claim is not None}
         new_table = []
         for faces in melds:
+            real = Counter(f for f in faces if not f.is_joker)
             ids = []
             for face in faces:
-                pick = next(i for i in pool if self.deck[i] == face)
+                matches = [i for i in pool if self.deck[i] == face]
+                if face.is_joker:
+                    matches.sort(
+                        key=lambda i: -sum((real & Counter(homes[i])).values()) if i in homes else 1
+                    )
+                pick = matches[0]
                 pool.remove(pick)
                 ids.append(pick)
             new_table.append(Meld(self._arrange(ids), claims.get(tuple(sorted(ids)))))
+        for meld in new_table:
+            real = Counter(f for f in self.faces(meld.ids) if not f.is_joker)
+            for i in meld.ids:
+                if i not in homes:
+                    continue
+                home = homes[i]
+                stays = sum((real & Counter(home)).values()) > 0
+                if stays and home and len({f.rank for f in home}) == 1 and len(home) > 1:
+                    found = readings(self.faces(meld.ids), spec)
+                    stays = bool(found) and found[0].kind == "group"
+                if not stays:
+                    raise RummyError(
+                        "place.impossible",
+                        reason="every table that holds these pieces moves a joker away from "
+                        "its meld, which the rules do not allow: lay them yourself.",
+                        reason_de="jeder Tisch mit diesen Steinen nimmt einen Joker aus seiner "
+                        "Kombination, was die Regeln nicht erlauben: lege sie selbst.",
+                    )
         for i in placed:
             self.turn.rack.remove(i)
             self.turn.played.append(i)
@@ -970,21 +1007,26 @@ class TileGame:
         from .autoplay import random_tile_turn
         from .solver import SolverBudgetExceeded
 
-        try:
-            solution = self._solve(seat, None)
-        except SolverBudgetExceeded:
-            simple = random_tile_turn(self, seat, random.Random(f"{self.seed}:{self.turn_no}"))
+        def simple_move(reason: str, reason_de: str) -> list[Event]:
+            rng = random.Random(f"{self.seed}:{self.turn_no}")
+            simple = random_tile_turn(self, seat, rng)
             return [
                 Event(
                     "hint",
                     seat,
-                    f"The table is too involved for an exact answer right now; a simple move: "
-                    f"{simple}",
-                    f"Der Tisch ist gerade zu verzwickt für eine exakte Antwort; ein einfacher "
-                    f"Zug: {simple}",
+                    f"{reason}; a simple move: {simple}",
+                    f"{reason_de}; ein einfacher Zug: {simple}",
                     private=True,
                 )
             ]
+
+        try:
+            solution = self._solve(seat, None)
+        except SolverBudgetExceeded:
+            return simple_move(
+                "The table is too involved for an exact answer right now",
+                "Der Tisch ist gerade zu verzwickt für eine exakte Antwort",
+            )
         if solution is None or solution.count == 0:
             end = "discard a tile" if self.is_stein else "draw"
             end_de = "lege einen Stein ab" if self.is_stein else "ziehe"
@@ -998,6 +1040,13 @@ class TileGame:
                 )
             ]
         text = f"place {format_faces(solution.placed)}"
+        try:  # the solver lets table jokers roam; place keeps them in their melds
+            self.copy().apply(seat, text)
+        except RummyError:
+            return simple_move(
+                "The best tables would move a table joker, which the rules forbid",
+                "Die besten Tische würden einen Tisch-Joker verschieben, was verboten ist",
+            )
         return [
             Event(
                 "hint",
