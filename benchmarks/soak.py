@@ -1,6 +1,6 @@
 """Soak benchmark: 500 concurrent computer-only games through the full service and SQLite store.
 
-``python -m benchmarks.soak [--games 500] [--concurrency 500] [--pause 1.5] [--preset rummikub]``
+``python -m benchmarks.soak [--games 500] [--concurrency 500] [--pause 0.3] [--preset rummikub]``
 
 Two runs on fresh database files (pictures off), each printed as JSON:
 
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--concurrency", type=int, default=500)
     parser.add_argument("--preset", default="rummikub")
-    parser.add_argument("--pause", type=float, default=1.5, help="think time of the load run")
+    parser.add_argument("--pause", type=float, default=0.3, help="think time of the load run")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--synchronous", default="full", choices=("full", "normal"))
     parser.add_argument("--skip-load", action="store_true", help="only the capacity run")

@@ -70,6 +70,14 @@ def disjoint_melds(
         chosen.append(meld)
 
 
+def _meld_key(meld: Sequence[Face]) -> tuple[str, int]:
+    """Which single tiles could extend this meld: a group by its value, a run by its colour."""
+    real = [f for f in meld if not f.is_joker]
+    if len(real) > 1 and all(f.rank == real[0].rank for f in real):
+        return ("group", real[0].rank)
+    return ("run", real[0].suit) if real else ("none", 0)
+
+
 def random_tile_turn(game, seat: int, rng: random.Random) -> str:
     """A legal turn for ``seat`` in a tile game, as command text (commands joined by ';').
 
@@ -112,16 +120,21 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
         parts.append("meld " + " | ".join(format_faces(m) for m in melds))
     table = [list(m) for m in game.table_faces()] + [list(m) for m in melds]
     if game.opened[seat]:
-        own_start = len(game.table_faces())
+        own_start = len(game.table)
+        by_key: dict[tuple[str, int], list[int]] = defaultdict(list)
+        for k in range(own_start):
+            claim = game.table[k].claim
+            if claim is None or claim == seat:
+                by_key[_meld_key(table[k])].append(k)
         for f in list(rack):
             if rules.game == "stein" and len(rack) <= 1:
                 break
-            for k, meld in enumerate(table):
-                if k >= own_start:
-                    continue
-                claim = game.table[k].claim if k < len(game.table) else None
-                if claim is not None and claim != seat:
-                    continue
+            if f.is_joker:
+                candidates = range(own_start)
+            else:
+                candidates = sorted(by_key[("group", f.rank)] + by_key[("run", f.suit)])
+            for k in candidates:
+                meld = table[k]
                 if readings([*meld, f], spec):
                     parts.append(f"add {k + 1} {f}")
                     meld.append(f)
