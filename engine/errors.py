@@ -7,7 +7,7 @@ player reads, naming the token, piece or meld number at fault.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 # code -> (English, German). Templates use str.format with the error's params.
 MESSAGES: dict[str, tuple[str, str]] = {
@@ -323,22 +323,23 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-class RummyError(Exception):
-    """A rejected input. ``code`` is stable; ``message(lang)`` is for people.
+class CodedError(Exception):
+    """An error with a stable ``code`` and a sentence per language from a ``catalogue``
+    (code -> (English, German)). Params ending in ``_de`` hold the German variant of a free-text
+    param; when missing, the English one is used for both languages. The service and the league
+    subclass it with catalogues of their own."""
 
-    Params ending in ``_de`` hold the German variant of a free-text param; when missing, the
-    English one is used for both languages.
-    """
+    catalogue: ClassVar[dict[str, tuple[str, str]]] = {}
 
     def __init__(self, code: str, **params: Any) -> None:
-        if code not in MESSAGES:
-            raise KeyError(f"unknown error code {code!r}")
+        if code not in self.catalogue:
+            raise KeyError(f"unknown {type(self).__name__} code {code!r}")
         self.code = code
         self.params = params
         super().__init__(self.message("en"))
 
     def message(self, lang: str = "en") -> str:
-        en, de = MESSAGES[self.code]
+        en, de = self.catalogue[self.code]
         params = dict(self.params)
         for key, value in list(params.items()):
             params.setdefault(f"{key}_de", value)
@@ -349,8 +350,14 @@ class RummyError(Exception):
         return {"code": self.code, "message": self.message(lang)}
 
     def __reduce__(self):  # keep pickling/copying working with keyword params
-        return (_rebuild, (self.code, self.params))
+        return (_rebuild, (type(self), self.code, self.params))
 
 
-def _rebuild(code: str, params: dict[str, Any]) -> RummyError:
-    return RummyError(code, **params)
+def _rebuild(cls: type[CodedError], code: str, params: dict[str, Any]) -> CodedError:
+    return cls(code, **params)
+
+
+class RummyError(CodedError):
+    """A rejected input. ``code`` is stable; ``message(lang)`` is for people."""
+
+    catalogue = MESSAGES

@@ -6,7 +6,7 @@ show ``message(lang)`` to people.
 
 from __future__ import annotations
 
-from typing import Any
+from engine.errors import CodedError
 
 MESSAGES: dict[str, tuple[str, str]] = {
     # match points
@@ -174,34 +174,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-class LeagueError(Exception):
-    """A rejected league, season, sitting or tournament operation.
+class LeagueError(CodedError):
+    """A rejected league, season, sitting or tournament operation."""
 
-    Params ending in ``_de`` hold the German variant of a free-text param; when missing, the
-    English one is used for both languages.
-    """
-
-    def __init__(self, code: str, **params: Any) -> None:
-        if code not in MESSAGES:
-            raise KeyError(f"unknown league error code {code!r}")
-        self.code = code
-        self.params = params
-        super().__init__(self.message("en"))
-
-    def message(self, lang: str = "en") -> str:
-        en, de = MESSAGES[self.code]
-        params = dict(self.params)
-        for key, value in list(params.items()):
-            params.setdefault(f"{key}_de", value)
-        template = de if lang.lower().startswith("de") else en
-        return template.format(**params)
-
-    def to_dict(self, lang: str = "en") -> dict[str, str]:
-        return {"code": self.code, "message": self.message(lang)}
-
-    def __reduce__(self):
-        return (_rebuild, (self.code, self.params))
-
-
-def _rebuild(code: str, params: dict[str, Any]) -> LeagueError:
-    return LeagueError(code, **params)
+    catalogue = MESSAGES

@@ -65,7 +65,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from bot.league import tournament as tour
 from bot.league.errors import MESSAGES as _LEAGUE_MESSAGES
@@ -163,32 +163,10 @@ SERVICE_MESSAGES: dict[str, tuple[str, str]] = {
 
 
 class LeagueServiceError(LeagueError):
-    """A rejected league operation of the storage layer (a :class:`LeagueError`).
+    """A rejected league operation of the storage layer (a :class:`LeagueError`); its own codes
+    are :data:`SERVICE_MESSAGES`, kept here because ``errors.py`` belongs to the pure package."""
 
-    Same shape as :class:`LeagueError` (``code``, ``params``, ``message(lang)``); its codes are
-    :data:`SERVICE_MESSAGES`, kept here because ``errors.py`` belongs to the pure package.
-    """
-
-    def __init__(self, code: str, **params: Any) -> None:
-        if code not in SERVICE_MESSAGES and code not in _LEAGUE_MESSAGES:
-            raise KeyError(f"unknown league error code {code!r}")
-        self.code = code
-        self.params = params
-        Exception.__init__(self, self.message("en"))
-
-    def message(self, lang: str = "en") -> str:
-        en, de = SERVICE_MESSAGES.get(self.code) or _LEAGUE_MESSAGES[self.code]
-        params = dict(self.params)
-        for key, value in list(params.items()):
-            params.setdefault(f"{key}_de", value)
-        return (de if lang.lower().startswith("de") else en).format(**params)
-
-    def __reduce__(self):
-        return (_rebuild, (self.code, self.params))
-
-
-def _rebuild(code: str, params: dict[str, Any]) -> LeagueServiceError:
-    return LeagueServiceError(code, **params)
+    catalogue: ClassVar[dict[str, tuple[str, str]]] = {**_LEAGUE_MESSAGES, **SERVICE_MESSAGES}
 
 
 # --------------------------------------------------------------------------- helpers

@@ -7,7 +7,7 @@ hosts, computer players, storage).
 
 from __future__ import annotations
 
-from typing import Any
+from engine.errors import CodedError
 
 MESSAGES: dict[str, tuple[str, str]] = {
     "game.not_found": ("There is no game {game}.", "Es gibt kein Spiel {game}."),
@@ -55,19 +55,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-class ServiceError(Exception):
+class ServiceError(CodedError):
     """A request the service refuses; nothing changed."""
 
-    def __init__(self, code: str, **params: Any) -> None:
-        if code not in MESSAGES:
-            raise KeyError(f"unknown service error code {code!r}")
-        self.code = code
-        self.params = params
-        super().__init__(self.message("en"))
-
-    def message(self, lang: str = "en") -> str:
-        en, de = MESSAGES[self.code]
-        params = dict(self.params)
-        for key, value in list(params.items()):
-            params.setdefault(f"{key}_de", value)
-        return (de if lang.lower().startswith("de") else en).format(**params)
+    catalogue = MESSAGES
