@@ -33,7 +33,7 @@ from typing import Any
 
 from .commands import Command, parse_commands
 from .errors import RummyError
-from .game import Event, MeldView, PublicView, Result, SeatView, canonical_json
+from .game import Event, MeldView, PieceGame, PublicView, Result, SeatView
 from .melds import analyse, readings
 from .pieces import (
     CARD_RANK_TEXT,
@@ -200,7 +200,7 @@ _DECLARED = re.compile(r"(?i)(?<![^\s,|;])(\*|JK|JOKER)=([^\s,|;]*)")
 # ---------------------------------------------------------------------- the game
 
 
-class CardGame:
+class CardGame(PieceGame):
     """One game of Rommé or classic Rummy. Build with :meth:`new`, :meth:`position` or
     :meth:`from_json`."""
 
@@ -369,10 +369,6 @@ class CardGame:
             "last_event": self.last_event,
         }
 
-    def to_json(self) -> str:
-        """The byte-stable saved state (``canonical_json``)."""
-        return canonical_json(self.to_dict())
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CardGame:
         return cls(
@@ -396,10 +392,6 @@ class CardGame:
             top_by=data["top_by"],
             last_event=data["last_event"],
         )
-
-    @classmethod
-    def from_json(cls, text: str) -> CardGame:
-        return cls.from_dict(json.loads(text))
 
     def copy(self) -> CardGame:
         turn = dict(self.turn)
@@ -446,14 +438,7 @@ class CardGame:
         "last_event",
     )
 
-    def _adopt(self, other: CardGame) -> None:
-        for name in self._STATE:
-            setattr(self, name, getattr(other, name))
-
     # ------------------------------------------------------------------ what players see
-
-    def faces(self, ids: Iterable[int]) -> list[Face]:
-        return [self.deck[i] for i in ids]
 
     def rack(self, seat: int) -> list[Face]:
         """A player's hand, sorted by suit and rank (jokers last)."""
@@ -475,12 +460,8 @@ class CardGame:
         )
 
     def all_piece_ids(self) -> list[int]:
-        """Every card in the game, for conservation checks."""
-        ids = list(self.pool) + list(self.discards)
-        for rack in self.racks:
-            ids += rack
-        for meld in self.table:
-            ids += meld.ids
+        """Every card in the game, for conservation checks (with a knocker's hidden cards)."""
+        ids = super().all_piece_ids()
         for knock in self.knocks:
             if knock:
                 ids += knock["hidden"]

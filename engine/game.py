@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 Status = Literal["playing", "finished"]
 EndReason = Literal["out", "stalemate", "ended", "abandoned", "draw", "colour", "announced"]
@@ -102,6 +102,50 @@ class PublicView:
 def canonical_json(data: Any) -> str:
     """The byte-stable JSON used for every saved state."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class PieceGame:
+    """What the tile and the card game share: piece ids resolved through ``deck``, the
+    byte-stable JSON form, the committed pieces for conservation checks, and adopting a worked-on
+    copy (``_STATE`` names the attributes a move may change), which makes ``apply`` atomic."""
+
+    _STATE: ClassVar[tuple[str, ...]] = ()
+    deck: Any
+    pool: list[int]
+    discards: list[int]
+    racks: list[list[int]]
+    table: list[Any]  # melds with ``ids``
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def to_json(self) -> str:
+        """The byte-stable saved state (:func:`canonical_json`)."""
+        return canonical_json(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str) -> Any:
+        return cls.from_dict(json.loads(text))
+
+    def faces(self, ids: Any) -> list[Any]:
+        return [self.deck[i] for i in ids]
+
+    def all_piece_ids(self) -> list[int]:
+        """Every committed piece: pool, discards, racks and table."""
+        ids = list(self.pool) + list(self.discards)
+        for rack in self.racks:
+            ids += rack
+        for meld in self.table:
+            ids += meld.ids
+        return ids
+
+    def _adopt(self, other: Any) -> None:
+        for name in self._STATE:
+            setattr(self, name, getattr(other, name))
 
 
 def new_game(rules, players: list[str], seed: int):

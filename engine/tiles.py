@@ -11,16 +11,15 @@ command was accepted, so a rejected command changes nothing.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .commands import Command, parse_commands
 from .errors import RummyError
-from .game import Event, MeldView, PublicView, Result, SeatView, canonical_json
+from .game import Event, MeldView, PieceGame, PublicView, Result, SeatView
 from .melds import analyse, explain_invalid, joker_meanings, readings
 from .pieces import Deck, Face, format_faces, parse_faces, parse_melds
 from .rules import RuleSet
@@ -113,8 +112,25 @@ def _t(en: str, de: str) -> tuple[str, str]:
 HELP_BUDGET = 400_000  # DP states for `hint` and `place`: a few tenths of a second here
 
 
-class TileGame:
+class TileGame(PieceGame):
     """One game of a tile preset. Build with :meth:`new` or :meth:`from_json`."""
+
+    _STATE = (
+        "pool",
+        "discards",
+        "racks",
+        "table",
+        "opened",
+        "current",
+        "start_player",
+        "turn_no",
+        "round_no",
+        "status",
+        "result",
+        "quiet",
+        "last_changed",
+        "turn",
+    )
 
     def __init__(
         self,
@@ -294,9 +310,6 @@ class TileGame:
             "lot": self.lot,
         }
 
-    def to_json(self) -> str:
-        return canonical_json(self.to_dict())
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TileGame:
         return cls(
@@ -320,10 +333,6 @@ class TileGame:
             lot=[list(x) for x in data.get("lot", [])],
         )
 
-    @classmethod
-    def from_json(cls, text: str) -> TileGame:
-        return cls.from_dict(json.loads(text))
-
     def copy(self) -> TileGame:
         return TileGame(
             self.rules,
@@ -346,29 +355,7 @@ class TileGame:
             lot=[list(x) for x in self.lot],
         )
 
-    def _adopt(self, other: TileGame) -> None:
-        for name in [
-            "pool",
-            "discards",
-            "racks",
-            "table",
-            "opened",
-            "current",
-            "start_player",
-            "turn_no",
-            "round_no",
-            "status",
-            "result",
-            "quiet",
-            "last_changed",
-            "turn",
-        ]:
-            setattr(self, name, getattr(other, name))
-
     # ------------------------------------------------------------------ what players see
-
-    def faces(self, ids: Iterable[int]) -> list[Face]:
-        return [self.deck[i] for i in ids]
 
     def rack(self, seat: int) -> list[Face]:
         """A player's pieces; for the player to move, as in their working copy."""
@@ -431,15 +418,6 @@ class TileGame:
             discards=[str(self.deck[i]) for i in self.discards],
             result=self.result,
         )
-
-    def all_piece_ids(self) -> list[int]:
-        """Every piece in the game, for conservation checks (committed state)."""
-        ids = list(self.pool) + list(self.discards)
-        for rack in self.racks:
-            ids += rack
-        for meld in self.table:
-            ids += meld.ids
-        return ids
 
     # ------------------------------------------------------------------ applying commands
 
