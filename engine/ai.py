@@ -35,7 +35,7 @@ from .autoplay import disjoint_melds, random_tile_turn
 from .cardplan import CardPlan, plan_for_turn
 from .errors import RummyError
 from .melds import readings
-from .pieces import Face, format_faces
+from .pieces import Face, format_faces, parse_faces
 
 LEVELS = ("easy", "medium", "strong")
 
@@ -252,7 +252,7 @@ def _checked(game, seat: int, place: tuple[list[str], list[list[Face]]]):
     if not game.rules.help_allowed:
         raise _TooHard
     try:  # the engine also keeps table jokers in their melds, which the solver does not model
-        game.copy().apply(seat, place[0][0])
+        game.check_solution(place[1], parse_faces(place[0][0].removeprefix("place "), "tile"))
     except RummyError:
         raise _TooHard from None
     return place

@@ -924,6 +924,12 @@ class TileGame(PieceGame):
         self._adopt_solution(solution.table, ids)
         return [self._working_event(seat, "place", "places", "legt", format_faces(c.pieces))]
 
+    def check_solution(self, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
+        """Would ``place`` accept this solver table (the working table plus ``placed``)? Raises
+        the ``place.impossible`` error when it moves a table joker; no solving is repeated."""
+        probe = self.copy()
+        probe._adopt_solution([list(m) for m in melds], probe._from_rack(placed))
+
     def _adopt_solution(self, melds: list[list[Face]], placed: list[int]) -> None:
         """Rebuild the working table from solver melds, reusing ids (claims kept in place).
 
@@ -1019,7 +1025,7 @@ class TileGame(PieceGame):
             ]
         text = f"place {format_faces(solution.placed)}"
         try:  # the solver lets table jokers roam; place keeps them in their melds
-            self.copy().apply(seat, text)
+            self.check_solution(solution.table, solution.placed)
         except RummyError:
             return simple_move(
                 "The best tables would move a table joker, which the rules forbid",
