@@ -72,12 +72,14 @@ from __future__ import annotations
 
 import itertools
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
+from . import _dp
 from .errors import RummyError
 from .melds import MeldSpec, is_valid, readings
 from .pieces import Face, Tile
@@ -300,6 +302,14 @@ class _Problem:
     blocks: list[_Block]
     face: type[Face]
     canonical: bool = True  # jokers only where needed, the rest added afterwards
+    _usable: list[list[int]] | None = None
+
+    def usable(self) -> list[list[int]]:
+        """The rack pieces some meld could hold (:func:`_placeable`), computed once."""
+        if self._usable is None:
+            jokers = self.jokers_need + self.jokers_opt
+            self._usable = _placeable(self.need, self.opt, jokers, self.wrap, self.blocks)
+        return self._usable
 
     @property
     def canon(self) -> bool:
@@ -347,7 +357,101 @@ def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
 
 def _run_dp(p: _Problem, target: int) -> tuple[int, list] | None:
     """The best score (weighted rack pieces and rack jokers placed) and the decisions per step,
-    or None when no state reaches ``target`` (or no valid table exists)."""
+    or None when no state reaches ``target`` (or no valid table exists).
+
+    Runs the C translation ``engine._dp`` of :func:`_run_dp_reference` (same states, same
+    order, same answer; the tests compare the two)."""
+    jokers = p.jokers_need + p.jokers_opt
+    opt = p.usable()
+    values = list(range(1, 14))
+    guesses: list[tuple[int, ...]] = [(0, 0, 0, 0)]
+    if p.wrap:
+        cut, guesses = _wrap_cut(p.need, opt, jokers)
+        values = values[cut:] + values[:cut]
+    starts = bytearray(60)
+    ends = bytearray(60)
+    for b in p.blocks:
+        starts[b.colour * 15 + b.start] += 1
+        ends[b.colour * 15 + b.end] += 1
+    blocks = bytearray()
+    for b in p.blocks:
+        blocks += bytes((b.colour, b.start, b.end, len(b.pieces)))
+        blocks += bytes(_JOKER_CODE if f.is_joker else f.suit * 16 + f.rank for f in b.pieces)
+    left = getattr(_budget, "left", None)
+    status, spent, score, _guess, _decisions, melds, placed, used = _dp.run(
+        bytes(n for row in p.need for n in row),
+        bytes(n for row in opt for n in row),
+        bytes(p.weight),
+        p.joker_weight,
+        jokers,
+        p.jokers_need,
+        p.open_min,
+        int(p.canon),
+        int(p.wrap),
+        bytes(values),
+        array("H", [code for g in guesses for code in g]).tobytes(),
+        bytes(starts),
+        bytes(ends),
+        target,
+        -1 if left is None else max(left, 0),
+        bytes(blocks),
+        True,
+    )
+    _spend(spent if status != 2 else (left or 0) + 1)
+    if status != 1:
+        return None
+    return score, _Played(melds, placed, used)
+
+
+_JOKER_CODE = 255
+
+
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """What ``engine._dp`` built: melds and placed rack pieces as piece codes (colour * 16 +
+    value, 255 a joker) and the jokers laid."""
+
+    melds: list[list[int]]
+    placed: list[int]
+    jokers_used: int
+
+
+@cache
+def _face_table(face: type[Face]) -> tuple[Face, ...]:
+    """Piece code -> face."""
+    table: list[Face] = [face.joker()] * 256
+    for colour in range(4):
+        for value in range(1, 14):
+            table[colour * 16 + value] = face(colour, value)
+    return tuple(table)
+
+
+def _rebuild(p: _Problem, played: _Played) -> tuple[list[list[Face]], list[Face]] | None:
+    """The new melds and the rack pieces used, from what ``engine._dp`` built (see
+    :func:`_rebuild_reference`); None when the jokers left over (canonical model) find no room."""
+    faces = _face_table(p.face)
+    melds = [[faces[code] for code in meld] for meld in played.melds]
+    placed = [faces[code] for code in played.placed]
+    return _finish(p, melds, placed, played.jokers_used)
+
+
+def _finish(p: _Problem, melds, placed, joker_used: int):
+    """Add the jokers no meld needed (canonical model) and the rack jokers to ``placed``."""
+    jokers = p.jokers_need + p.jokers_opt
+    joker = p.face.joker()
+    if p.canon:
+        for _ in range(jokers - joker_used):
+            if not _add_joker(melds, p, joker):
+                return None
+        joker_used = jokers
+    placed.extend([joker] * (joker_used - p.jokers_need))
+    return melds, placed
+
+
+def _run_dp_reference(p: _Problem, target: int) -> tuple[int, list] | None:
+    """The pure-Python dynamic programme that ``engine._dp`` translates: the best score
+    (weighted rack pieces and rack jokers placed) and the decisions per step, or None when no
+    state reaches ``target`` (or no valid table exists)."""
     jokers = p.jokers_need + p.jokers_opt
     opt = _placeable(p.need, p.opt, jokers, p.wrap, p.blocks)
     values = list(range(1, 14))
@@ -510,8 +614,7 @@ def _pareto_jokers(layer: dict[int, tuple], jw: int) -> dict[int, tuple]:
 
 def _upper_bound(p: _Problem) -> int:
     """Every placeable rack piece placed: no play scores more."""
-    jokers = p.jokers_need + p.jokers_opt
-    opt = _placeable(p.need, p.opt, jokers, p.wrap, p.blocks)
+    opt = p.usable()
     tiles = sum(opt[c][v] * p.weight[v] for c in range(4) for v in range(1, 14))
     return tiles + p.jokers_opt * p.joker_weight
 
@@ -569,9 +672,10 @@ def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
     return cut, guesses
 
 
-def _rebuild(p: _Problem, trace: list) -> tuple[list[list[Face]], list[Face]] | None:
-    """Replay the decisions: the new melds (of the problem's pieces) and the rack pieces used;
-    None when the jokers left over (canonical model) find no room."""
+def _rebuild_reference(p: _Problem, trace: list) -> tuple[list[list[Face]], list[Face]] | None:
+    """Replay the decisions of :func:`_run_dp_reference`: the new melds (of the problem's
+    pieces) and the rack pieces used; None when the jokers left over (canonical model) find no
+    room."""
     face = p.face
     canon = p.canon
     joker = face.joker()
@@ -581,7 +685,7 @@ def _rebuild(p: _Problem, trace: list) -> tuple[list[list[Face]], list[Face]] | 
     guesses = [(0, 0, 0, 0)]
     values = list(range(1, 14))
     if p.wrap:
-        opt = _placeable(p.need, p.opt, jokers, p.wrap, p.blocks)
+        opt = p.usable()
         cut, guesses = _wrap_cut(p.need, opt, jokers)
         values = values[cut:] + values[:cut]
     melds: list[list[Face]] = []
@@ -697,14 +801,7 @@ def _rebuild(p: _Problem, trace: list) -> tuple[list[list[Face]], list[Face]] | 
                 pieces.extend(cur.pieces)
                 cur = succ.get(id(cur))
             melds.extend(_split_long(pieces, p))
-    if canon:
-        for _ in range(jokers - joker_used):
-            if not _add_joker(melds, p, joker):
-                return None
-        joker_used = jokers
-    rack_jokers = joker_used - p.jokers_need
-    placed.extend([joker] * rack_jokers)
-    return melds, placed
+    return _finish(p, melds, placed, joker_used)
 
 
 def _add_joker(melds: list[list[Face]], p: _Problem, joker: Face) -> bool:
@@ -743,12 +840,17 @@ def _piece_value(face: Face, rules: RuleSet) -> int:
     return rules.joker_penalty if face.is_joker else face.rank
 
 
+@lru_cache(maxsize=1 << 14)
+def _meld_key_of(meld: tuple[Face, ...], spec: MeldSpec) -> tuple:
+    found = readings(meld, spec)
+    meaning = tuple(sorted(f.suit * 16 + f.rank for f in found[0].stands_for)) if found else ()
+    return tuple(sorted(f.suit * 16 + f.rank for f in meld)), meaning
+
+
 def _meld_key(meld: Sequence[Face], spec: MeldSpec) -> tuple:
     """What "the same meld" means for counting unchanged melds: the same pieces read the same
     way (a run's joker standing for the same tile)."""
-    found = readings(meld, spec)
-    meaning = tuple(sorted(found[0].stands_for)) if found else ()
-    return tuple(sorted(meld)), meaning
+    return _meld_key_of(tuple(meld), spec)
 
 
 def _counts(faces: Iterable[Face]) -> tuple[list[list[int]], int]:
@@ -823,8 +925,13 @@ def _best(
     must: list[Face] | None,
     open_min: int,
     target: int,
+    exact: bool = False,
 ) -> _Found | None:
-    """The best play with the melds in ``keep`` left alone, scoring at least ``target``."""
+    """The best play with the melds in ``keep`` left alone, scoring at least ``target``.
+
+    ``exact``: ``target`` is known to be the optimum without ``keep`` (a tie-break trial), so
+    one pass at that target decides it (no search from above)."""
+    search = _run_dp if exact else _run_dp_from_above
     spec = rules.meld_spec
     face_type: type[Face] = next(
         (type(f) for f in itertools.chain(hand, *table) if not f.is_joker), Tile
@@ -897,14 +1004,14 @@ def _best(
             face_type,
         )
         goal = target if best is None else max(target, best.score)
-        result = _run_dp_from_above(problem, goal - constant)
+        result = search(problem, goal - constant)
         if result is None:
             continue
         score, trace = result
         rebuilt = _rebuild(problem, trace)
         if rebuilt is None:  # no room for the spare jokers: solve with jokers anywhere
             problem.canonical = False
-            result = _run_dp_from_above(problem, goal - constant)
+            result = search(problem, goal - constant)
             if result is None:
                 continue
             score, trace = result
@@ -940,35 +1047,36 @@ def _unchanged(table: list[list[Face]], found: _Found, spec: MeldSpec) -> set[in
 
 def _arrange_table(table: list[list[Face]], found: _Found, spec: MeldSpec) -> list[list[Face]]:
     """The new table in a natural order: unchanged melds where they were, each changed meld's
-    successor at its place, brand-new melds last."""
+    successor at its place (the old meld sharing most pieces with it), brand-new melds last."""
     kept = set(found.kept)
-    spare = [list(m) for m in found.melds]
-    out: list[list[Face]] = []
+    spare: dict[tuple, list[list[Face]]] = {}
+    for meld in found.melds:
+        spare.setdefault(_meld_key(meld, spec), []).append(list(meld))
     unchanged: dict[int, list[Face]] = {}
     for i, meld in enumerate(table):
         if i in kept:
             unchanged[i] = list(meld)
             continue
-        key = _meld_key(meld, spec)
-        match = next((m for m in spare if _meld_key(m, spec) == key), None)
-        if match is not None:
-            spare.remove(match)
+        same = spare.get(_meld_key(meld, spec))
+        if same:
+            same.pop()
             unchanged[i] = list(meld)
+    changed = [(i, Counter(old)) for i, old in enumerate(table) if i not in unchanged]
     home: dict[int, list[list[Face]]] = {}
     brand_new: list[list[Face]] = []
-    for meld in spare:
-        pieces = Counter(meld)
-        best, best_overlap = None, 0
-        for i, old in enumerate(table):
-            if i in unchanged:
-                continue
-            overlap = sum((pieces & Counter(old)).values())
-            if overlap > best_overlap:
-                best, best_overlap = i, overlap
-        if best is None:
-            brand_new.append(meld)
-        else:
-            home.setdefault(best, []).append(meld)
+    for melds in spare.values():
+        for meld in melds:
+            pieces = Counter(meld)
+            best, best_overlap = None, 0
+            for i, old in changed:
+                overlap = sum(min(n, old[f]) for f, n in pieces.items() if f in old)
+                if overlap > best_overlap:
+                    best, best_overlap = i, overlap
+            if best is None:
+                brand_new.append(meld)
+            else:
+                home.setdefault(best, []).append(meld)
+    out: list[list[Face]] = []
     for i in range(len(table)):
         if i in unchanged:
             out.append(unchanged[i])
@@ -986,15 +1094,24 @@ def solve(
     fixed: Iterable[int] = frozenset(),
     must_place: Sequence[Face] | None = None,
     budget: int | None = None,
+    prefer_unchanged: bool = True,
 ) -> Solution:
     """The best play of ``hand`` pieces into ``table`` (see :func:`_solve_exact`). With a
     ``budget`` (DP states), a search that would need more raises :class:`SolverBudgetExceeded`
-    instead of running on: the bot and the computer players use it to stay responsive."""
+    instead of running on: the bot and the computer players use it to stay responsive.
+    ``prefer_unchanged=False`` skips the tie-break (any optimal play, fewer solver passes)."""
     previous = getattr(_budget, "left", None)
     _budget.left = budget
     try:
         return _solve_exact(
-            table, hand, rules, opened=opened, mode=mode, fixed=fixed, must_place=must_place
+            table,
+            hand,
+            rules,
+            opened=opened,
+            mode=mode,
+            fixed=fixed,
+            must_place=must_place,
+            prefer_unchanged=prefer_unchanged,
         )
     finally:
         _budget.left = previous
@@ -1009,6 +1126,7 @@ def _solve_exact(
     mode: Mode = "count",
     fixed: Iterable[int] = frozenset(),
     must_place: Sequence[Face] | None = None,
+    prefer_unchanged: bool = True,
 ) -> Solution:
     """The best play of ``hand`` pieces into ``table`` under ``rules`` (see the module docstring
     for the exact model).
@@ -1050,11 +1168,11 @@ def _solve_exact(
         return nothing
     # ties: keep more table melds unchanged, one at a time (inclusion-maximal)
     unchanged = _unchanged(table_list, found, spec)
-    for i in range(len(table_list)):
+    for i in range(len(table_list) if prefer_unchanged else 0):
         if i in unchanged or not is_valid(table_list[i], spec):
             continue
         trial = _best(
-            table_list, hand_list, rules, mode, unchanged | {i}, must, open_min, found.score
+            table_list, hand_list, rules, mode, unchanged | {i}, must, open_min, found.score, True
         )
         if trial is not None and trial.score >= found.score:
             found = trial

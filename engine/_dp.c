@@ -1,0 +1,1058 @@
+/*
+ * engine._dp: the inner dynamic programme of engine/solver.py, in C.
+ *
+ * This is a line-by-line translation of the pure-Python reference ``_run_dp_reference`` (with
+ * ``_cell_options``, ``_slot_options``, ``_group_jokers`` and ``_pareto_jokers``) in
+ * engine/solver.py: the same packed states, the same option order, the same dictionary order,
+ * so it returns the same best score and the same decisions. The module docstring of
+ * engine/solver.py explains the model (RULES.md "Common ground", Stein wrap-around runs,
+ * Rummikub joker locks); tests/engine/test_solver.py checks both against each other and against
+ * a brute force.
+ *
+ * run(need, opt, weight, jw, jokers, jokers_need, open_min, canon, wrap, values, guesses,
+ *     starts, ends, target, budget, blocks, build)
+ *   -> (status, spent, score, guess, decisions, melds, placed, jokers_used)
+ *   need, opt, starts, ends: bytes of 4 * 15 cells ([colour * 15 + value]);
+ *   weight: bytes of 15 (per value); values: bytes of 13 (the order of the pass);
+ *   guesses: bytes of native uint16, 4 codes per guess; budget: -1 for none.
+ *   blocks: records (colour, start, end, n, n piece codes) of the locked runs;
+ *   status 0: no state reaches the target; 1: found (score, guess index, decisions);
+ *   2: more than ``budget`` states were needed. With ``build``, the decisions are replayed
+ *   (as ``_rebuild_reference``) into ``melds`` and ``placed`` rack pieces, as piece codes
+ *   colour * 16 + value (255 a joker), and the jokers laid.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+#define BITS 12
+#define SH_U 48
+#define SH_G 52
+#define SH_M 56
+#define SH_OV 59
+#define SH_GUESS 66
+#define CODE_MASK 4095u
+#define OPEN_ENDS (63u | (7u << 9))
+
+typedef struct {
+    uint16_t new_code;
+    uint8_t xo, g, y;
+    int16_t tri;
+    uint8_t a1, a2, a3, lb, k3, y12, y3, s0, s1, s2, extra;
+} Opt;
+
+/* ---- the option cache (as functools.cache on _cell_options) --------------------------- */
+
+static Opt *arena = NULL;
+static size_t arena_n = 0, arena_cap = 0;
+
+typedef struct {
+    uint64_t key; /* parameters + 1; 0 = empty */
+    uint32_t start, count;
+} CacheSlot;
+
+static CacheSlot *cache = NULL;
+static size_t cache_cap = 0, cache_n = 0;
+
+static inline uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static int arena_push(const Opt *o) {
+    if (arena_n == arena_cap) {
+        size_t cap = arena_cap ? arena_cap * 2 : 4096;
+        Opt *p = realloc(arena, cap * sizeof(Opt));
+        if (!p) return -1;
+        arena = p;
+        arena_cap = cap;
+    }
+    arena[arena_n++] = *o;
+    return 0;
+}
+
+static inline int imin(int a, int b) { return a < b ? a : b; }
+static inline int imax(int a, int b) { return a > b ? a : b; }
+
+/* _slot_options: append to the arena from ``first`` on, skipping keys already there */
+static int slot_options(size_t first, int n1, int n2, int n3, int gap, int need, int opt,
+                        int free_, int lead_max, int force, int ends, int used0, int a1, int a2,
+                        int a3, int lb, int canon) {
+    int shortc = n1 + n2;
+    for (int xo = 0; xo <= opt; xo++) {
+        int real = need + xo;
+        for (int g = 0; g <= real; g++) {
+            int rr = real - g;
+            for (int k3 = force ? n3 : 0; k3 <= n3; k3++) {
+                int long_ = k3 + gap;
+                int cont = shortc + long_;
+                int y12max = imin(shortc, free_);
+                for (int y12 = 0; y12 <= y12max; y12++) {
+                    int y3max = imin(long_, free_ - y12);
+                    for (int y3 = 0; y3 <= y3max; y3++) {
+                        int yc = y12 + y3;
+                        int s = rr - cont + yc;
+                        if (s < 0) continue;
+                        int left = free_ - yc;
+                        int n3_kept, gap_new;
+                        if (canon) {
+                            n3_kept = long_ - y3;
+                            gap_new = y3;
+                        } else {
+                            n3_kept = long_;
+                            gap_new = 0;
+                        }
+                        int s1max = lead_max >= 1 ? s : 0;
+                        for (int s1 = 0; s1 <= s1max; s1++) {
+                            if (s1 > left) break;
+                            int s2max = lead_max >= 2 ? s - s1 : 0;
+                            for (int s2 = 0; s2 <= s2max; s2++) {
+                                int lead = s1 + 2 * s2;
+                                if (lead > left) break;
+                                int s0 = s - s1 - s2;
+                                int extra_max = 0;
+                                if (s2 && !canon) extra_max = imin(left - lead, s2 * (lead_max - 2));
+                                for (int extra = 0; extra <= extra_max; extra++) {
+                                    int tri = s1;
+                                    if (s2) {
+                                        int base = extra / s2, more = extra % s2;
+                                        for (int i = 0; i < s2; i++) {
+                                            int ln = 2 + base + (i < more ? 1 : 0);
+                                            tri += ln * (ln + 1) / 2;
+                                        }
+                                    }
+                                    int y = used0 + yc + lead + extra;
+                                    int c1 = s0, c2 = n1 + s1, c3 = n2 + n3_kept + s2 + ends;
+                                    if (c1 > 7 || c2 > 7 || c3 > 7 || gap_new > 7) continue;
+                                    uint16_t nc = (uint16_t)(c1 | c2 << 3 | c3 << 6 | gap_new << 9);
+                                    int dup = 0;
+                                    for (size_t i = first; i < arena_n; i++) {
+                                        Opt *q = &arena[i];
+                                        if (q->new_code == nc && q->xo == xo && q->g == g &&
+                                            q->y == y && q->tri == tri) {
+                                            dup = 1;
+                                            break;
+                                        }
+                                    }
+                                    if (dup) continue;
+                                    Opt o = {nc,
+                                             (uint8_t)xo,
+                                             (uint8_t)g,
+                                             (uint8_t)y,
+                                             (int16_t)tri,
+                                             (uint8_t)a1,
+                                             (uint8_t)a2,
+                                             (uint8_t)a3,
+                                             (uint8_t)lb,
+                                             (uint8_t)k3,
+                                             (uint8_t)y12,
+                                             (uint8_t)y3,
+                                             (uint8_t)s0,
+                                             (uint8_t)s1,
+                                             (uint8_t)s2,
+                                             (uint8_t)extra};
+                                    if (arena_push(&o)) return -1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* _cell_options: the options of one cell from a colour state, cached; sets *start, *count */
+static int cell_options(int code, int need, int opt, int free_, int lead_max, int force,
+                        int starts, int ends, int canon, uint32_t *start, uint32_t *count) {
+    uint64_t key = (uint64_t)code | (uint64_t)need << 12 | (uint64_t)opt << 18 |
+                   (uint64_t)free_ << 24 | (uint64_t)lead_max << 30 | (uint64_t)force << 36 |
+                   (uint64_t)starts << 37 | (uint64_t)ends << 43 | (uint64_t)canon << 49;
+    key += 1;
+    if (cache_n * 2 >= cache_cap) {
+        size_t cap = cache_cap ? cache_cap * 2 : 1 << 12;
+        CacheSlot *fresh = calloc(cap, sizeof(CacheSlot));
+        if (!fresh) return -1;
+        for (size_t i = 0; i < cache_cap; i++) {
+            if (!cache[i].key) continue;
+            size_t h = mix64(cache[i].key) & (cap - 1);
+            while (fresh[h].key) h = (h + 1) & (cap - 1);
+            fresh[h] = cache[i];
+        }
+        free(cache);
+        cache = fresh;
+        cache_cap = cap;
+    }
+    size_t h = mix64(key) & (cache_cap - 1);
+    while (cache[h].key) {
+        if (cache[h].key == key) {
+            *start = cache[h].start;
+            *count = cache[h].count;
+            return 0;
+        }
+        h = (h + 1) & (cache_cap - 1);
+    }
+    size_t first = arena_n;
+    int n1 = code & 7, n2 = (code >> 3) & 7, n3 = (code >> 6) & 7, gap = code >> 9;
+    for (int a1 = 0; a1 <= imin(n1, starts); a1++)
+        for (int a2 = 0; a2 <= imin(n2, starts - a1); a2++)
+            for (int a3 = 0; a3 <= imin(n3, starts - a1 - a2); a3++) {
+                int fresh = starts - a1 - a2 - a3;
+                int m1 = n1 - a1, m2 = n2 - a2, m3 = n3 - a3;
+                int lbmax = imin(free_, fresh * lead_max);
+                for (int lb = 0; lb <= lbmax; lb++)
+                    if (slot_options(first, m1, m2, m3, gap, need, opt, free_ - lb, lead_max, force,
+                                     ends, lb, a1, a2, a3, lb, canon))
+                        return -1;
+            }
+    cache[h].key = key;
+    cache[h].start = (uint32_t)first;
+    cache[h].count = (uint32_t)(arena_n - first);
+    cache_n++;
+    *start = cache[h].start;
+    *count = cache[h].count;
+    return 0;
+}
+
+/* ---- layers: insertion-ordered maps from packed state to (score, back pointer, decision) -- */
+
+typedef struct {
+    u128 key;
+    int32_t score;
+    int32_t prev;
+    int32_t dec; /* arena index of the option (cell steps) or jokers (group steps) */
+} Entry;
+
+typedef struct {
+    Entry *e;
+    int32_t n, cap;
+    int32_t *tab;
+    uint32_t mask;
+} Layer;
+
+static inline uint64_t hash128(u128 k) {
+    return mix64((uint64_t)k ^ mix64((uint64_t)(k >> 64) + 0x9e3779b97f4a7c15ULL));
+}
+
+static int layer_init(Layer *L, int32_t cap) {
+    L->n = 0;
+    L->cap = cap < 16 ? 16 : cap;
+    L->e = malloc((size_t)L->cap * sizeof(Entry));
+    uint32_t size = 32;
+    while (size < (uint32_t)L->cap * 2) size <<= 1;
+    L->tab = malloc(size * sizeof(int32_t));
+    if (!L->e || !L->tab) return -1;
+    memset(L->tab, 0xff, size * sizeof(int32_t));
+    L->mask = size - 1;
+    return 0;
+}
+
+static void layer_free(Layer *L) {
+    free(L->e);
+    free(L->tab);
+    L->e = NULL;
+    L->tab = NULL;
+}
+
+static int layer_grow(Layer *L) {
+    int32_t cap = L->cap * 2;
+    Entry *e = realloc(L->e, (size_t)cap * sizeof(Entry));
+    if (!e) return -1;
+    L->e = e;
+    L->cap = cap;
+    uint32_t size = (L->mask + 1) * 2;
+    int32_t *tab = malloc(size * sizeof(int32_t));
+    if (!tab) return -1;
+    memset(tab, 0xff, size * sizeof(int32_t));
+    for (int32_t i = 0; i < L->n; i++) {
+        uint32_t h = (uint32_t)hash128(L->e[i].key) & (size - 1);
+        while (tab[h] >= 0) h = (h + 1) & (size - 1);
+        tab[h] = i;
+    }
+    free(L->tab);
+    L->tab = tab;
+    L->mask = size - 1;
+    return 0;
+}
+
+/* keep the best score per key (the first one on ties), as ``if old is None or ns > old[0]`` */
+static int layer_offer(Layer *L, u128 key, int32_t score, int32_t prev, int32_t dec) {
+    uint32_t h = (uint32_t)hash128(key) & L->mask;
+    for (;;) {
+        int32_t i = L->tab[h];
+        if (i < 0) break;
+        if (L->e[i].key == key) {
+            if (score > L->e[i].score) {
+                L->e[i].score = score;
+                L->e[i].prev = prev;
+                L->e[i].dec = dec;
+            }
+            return 0;
+        }
+        h = (h + 1) & L->mask;
+    }
+    if (L->n == L->cap) {
+        if (layer_grow(L)) return -1;
+        h = (uint32_t)hash128(key) & L->mask;
+        while (L->tab[h] >= 0) h = (h + 1) & L->mask;
+    }
+    L->e[L->n] = (Entry){key, score, prev, dec};
+    L->tab[h] = L->n++;
+    return 0;
+}
+
+/* _pareto_jokers: drop states beaten by a twin that used fewer jokers (canonical model) */
+static const u128 U_MASK = (u128)15 << SH_U;
+
+typedef struct {
+    int32_t used;
+    int32_t eff;
+    u128 key;
+    int32_t idx;
+} Twin;
+
+static int twin_cmp(const void *a, const void *b) {
+    const Twin *x = a, *y = b;
+    if (x->used != y->used) return x->used < y->used ? -1 : 1;
+    if (x->eff != y->eff) return x->eff < y->eff ? -1 : 1;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return 0;
+}
+
+static int pareto(Layer *L, int jw) {
+    int32_t n = L->n;
+    if (n < 2) return 0;
+    /* group id per entry, groups in order of first appearance */
+    Layer G;
+    if (layer_init(&G, n)) return -1;
+    int32_t *gid = malloc((size_t)n * sizeof(int32_t));
+    if (!gid) return -1;
+    for (int32_t i = 0; i < n; i++) {
+        u128 k = L->e[i].key & ~U_MASK;
+        uint32_t h = (uint32_t)hash128(k) & G.mask;
+        int32_t found = -1;
+        for (;;) {
+            int32_t j = G.tab[h];
+            if (j < 0) break;
+            if (G.e[j].key == k) {
+                found = j;
+                break;
+            }
+            h = (h + 1) & G.mask;
+        }
+        if (found < 0) {
+            found = G.n;
+            G.e[G.n] = (Entry){k, 0, 0, 0};
+            G.tab[h] = G.n++;
+        }
+        G.e[found].score++; /* members */
+        gid[i] = found;
+    }
+    int32_t groups = G.n;
+    if (groups == n) {
+        free(gid);
+        layer_free(&G);
+        return 0;
+    }
+    int32_t *off = malloc(((size_t)groups + 1) * sizeof(int32_t));
+    Twin *tw = malloc((size_t)n * sizeof(Twin));
+    Entry *out = malloc((size_t)n * sizeof(Entry));
+    if (!off || !tw || !out) return -1;
+    off[0] = 0;
+    for (int32_t g = 0; g < groups; g++) off[g + 1] = off[g] + G.e[g].score;
+    int32_t *fill = malloc(((size_t)groups) * sizeof(int32_t));
+    if (!fill) return -1;
+    memcpy(fill, off, (size_t)groups * sizeof(int32_t));
+    for (int32_t i = 0; i < n; i++) {
+        int32_t used = (int32_t)((L->e[i].key >> SH_U) & 15);
+        Twin t = {used, L->e[i].score - used * jw, L->e[i].key, i};
+        tw[fill[gid[i]]++] = t;
+    }
+    int32_t m = 0;
+    for (int32_t g = 0; g < groups; g++) {
+        Twin *row = tw + off[g];
+        int32_t len = off[g + 1] - off[g];
+        if (len == 1) {
+            out[m++] = L->e[row[0].idx];
+            continue;
+        }
+        qsort(row, (size_t)len, sizeof(Twin), twin_cmp);
+        int have = 0;
+        int32_t top = 0;
+        for (int32_t k = 0; k < len; k++) {
+            if (!have || row[k].eff > top) {
+                top = row[k].eff;
+                have = 1;
+                out[m++] = L->e[row[k].idx];
+            }
+        }
+    }
+    free(L->e);
+    L->e = out;
+    L->n = m;
+    L->cap = n;
+    free(fill);
+    free(off);
+    free(tw);
+    free(gid);
+    layer_free(&G);
+    return 0;
+}
+
+/* Dominance on the colour just decided (linear runs only; see ``_dominates`` in solver.py): a
+ * state is dropped when a twin that differs only in this colour's runs and scores as much can
+ * do everything it can: the twin's runs cover its runs (each at least as long) and every extra
+ * run of the twin is long enough to end now. Kept states stay in their order. */
+static inline int code_dominates(unsigned a, unsigned b) {
+    int a1 = a & 7, a2 = (a >> 3) & 7, a3 = (a >> 6) & 7, ag = a >> 9;
+    int b1 = b & 7, b2 = (b >> 3) & 7, b3 = (b >> 6) & 7, bg = b >> 9;
+    return ag == bg && a1 <= b1 && a1 + a2 <= b1 + b2 && a3 >= b3 && a2 + a3 >= b2 + b3 &&
+           a1 + a2 + a3 >= b1 + b2 + b3;
+}
+
+static int dominate(Layer *L, int c) {
+    int32_t n = L->n;
+    if (n < 2) return 0;
+    int sh = BITS * c;
+    u128 mask = ~((u128)CODE_MASK << sh);
+    Layer G;
+    if (layer_init(&G, n)) return -1;
+    int32_t *next = malloc((size_t)n * sizeof(int32_t)); /* chain of members per group */
+    char *dead = calloc((size_t)n, 1);
+    if (!next || !dead) return -1;
+    for (int32_t i = 0; i < n; i++) {
+        u128 k = L->e[i].key & mask;
+        uint32_t h = (uint32_t)hash128(k) & G.mask;
+        int32_t found = -1;
+        for (;;) {
+            int32_t j = G.tab[h];
+            if (j < 0) break;
+            if (G.e[j].key == k) {
+                found = j;
+                break;
+            }
+            h = (h + 1) & G.mask;
+        }
+        if (found < 0) {
+            G.e[G.n] = (Entry){k, 0, i, 0}; /* prev: head of the chain */
+            G.tab[h] = G.n++;
+            next[i] = -1;
+        } else {
+            next[i] = G.e[found].prev;
+            G.e[found].prev = i;
+            G.e[found].score++;
+        }
+    }
+    int32_t removed = 0;
+    if (G.n < n) {
+        for (int32_t g = 0; g < G.n; g++) {
+            if (!G.e[g].score) continue; /* a single member */
+            for (int32_t i = G.e[g].prev; i >= 0; i = next[i]) {
+                unsigned ci = (unsigned)((L->e[i].key >> sh) & CODE_MASK);
+                for (int32_t j = G.e[g].prev; j >= 0; j = next[j]) {
+                    if (j == i || dead[j]) continue;
+                    unsigned cj = (unsigned)((L->e[j].key >> sh) & CODE_MASK);
+                    if (L->e[j].score >= L->e[i].score && code_dominates(cj, ci)) {
+                        dead[i] = 1;
+                        removed++;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if (removed) {
+        int32_t m = 0;
+        for (int32_t i = 0; i < n; i++)
+            if (!dead[i]) L->e[m++] = L->e[i];
+        L->n = m;
+    }
+    free(next);
+    free(dead);
+    layer_free(&G);
+    return 0;
+}
+
+/* _group_jokers: joker counts with which the group pieces of a value split into groups */
+static int group_jokers(int pieces, int most, int free_, int canon, int *out) {
+    if (pieces == 0) {
+        out[0] = 0;
+        return 1;
+    }
+    int n = 0;
+    for (int j = 0; j <= free_; j++) {
+        for (int k = imax(most, 1); k <= pieces; k++) {
+            if (3 * k <= pieces + j && pieces + j <= 4 * k &&
+                (!canon || j == imax(0, 3 * k - pieces))) {
+                out[n++] = j;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+
+/* ---- the rebuild: replay the decisions into melds (as ``_rebuild_reference``) -------------- */
+
+#define JOKER_CODE 255
+
+typedef struct {
+    int16_t *pc;
+    int n, cap;
+    int busy_until, guess, waiting;
+} Slot;
+
+typedef struct {
+    Slot *s;
+    int n, cap;
+} Slots;
+
+typedef struct {
+    int *ids;
+    int n, cap;
+} IdList;
+
+static int ids_push(IdList *l, int id) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 16;
+        int *p = realloc(l->ids, (size_t)cap * sizeof(int));
+        if (!p) return -1;
+        l->ids = p;
+        l->cap = cap;
+    }
+    l->ids[l->n++] = id;
+    return 0;
+}
+
+static void ids_remove(IdList *l, int id) {
+    for (int i = 0; i < l->n; i++)
+        if (l->ids[i] == id) {
+            memmove(l->ids + i, l->ids + i + 1, (size_t)(l->n - i - 1) * sizeof(int));
+            l->n--;
+            return;
+        }
+}
+
+static int slot_new(Slots *S, int guess) {
+    if (S->n == S->cap) {
+        int cap = S->cap ? S->cap * 2 : 32;
+        Slot *p = realloc(S->s, (size_t)cap * sizeof(Slot));
+        if (!p) return -1;
+        S->s = p;
+        S->cap = cap;
+    }
+    S->s[S->n] = (Slot){NULL, 0, 0, 0, guess, 0};
+    return S->n++;
+}
+
+static int slot_add(Slot *s, int code) {
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 8;
+        int16_t *p = realloc(s->pc, (size_t)cap * sizeof(int16_t));
+        if (!p) return -1;
+        s->pc = p;
+        s->cap = cap;
+    }
+    s->pc[s->n++] = (int16_t)code;
+    return 0;
+}
+
+static inline int slot_cat(const Slot *s) {
+    int n = s->n + (s->guess > 0 ? s->guess : 0);
+    return n < 3 ? n : 3;
+}
+
+static int melds_append(PyObject *melds, const int16_t *pc, int n) {
+    PyObject *m = PyList_New(n);
+    if (!m) return -1;
+    for (int i = 0; i < n; i++) PyList_SET_ITEM(m, i, PyLong_FromLong(pc[i]));
+    int r = PyList_Append(melds, m);
+    Py_DECREF(m);
+    return r;
+}
+
+/* a run longer than ``limit`` is split (linear 13, wrap 26), as ``_split_long`` */
+static int melds_append_run(PyObject *melds, const int16_t *pc, int n, int limit) {
+    while (n > limit) {
+        int cut = n - limit >= 3 ? limit : n - 3;
+        if (melds_append(melds, pc, cut)) return -1;
+        pc += cut;
+        n -= cut;
+    }
+    return melds_append(melds, pc, n);
+}
+
+/* ``_groups_of``: deal the group pieces of one value round-robin (sorted by colour), then jokers */
+static int groups_of(PyObject *melds, const int *colours, int n, int jokers, int value) {
+    int count[4] = {0, 0, 0, 0}, most = 0;
+    for (int i = 0; i < n; i++) count[colours[i]]++;
+    for (int c = 0; c < 4; c++) most = imax(most, count[c]);
+    int total = n + jokers, k = 0;
+    for (int q = imax(most, 1); q <= n; q++)
+        if (3 * q <= total && total <= 4 * q) {
+            k = q;
+            break;
+        }
+    if (!k) return 0; /* cannot happen: the programme only closes valid groups */
+    int16_t groups[8][8];
+    int len[8] = {0};
+    int i = 0;
+    for (int c = 0; c < 4; c++)
+        for (int q = 0; q < count[c]; q++, i++) groups[i % k][len[i % k]++] = (int16_t)(c * 16 + value);
+    for (int q = 0; q < jokers; q++) {
+        int best = 0;
+        for (int g = 1; g < k; g++)
+            if (len[g] < len[best]) best = g;
+        groups[best][len[best]++] = JOKER_CODE;
+    }
+    for (int g = 0; g < k; g++)
+        if (melds_append(melds, groups[g], len[g])) return -1;
+    return 0;
+}
+
+/* blocks: records (colour, start, end, n, codes...) */
+static PyObject *rebuild(const unsigned char *need, const unsigned char *values, const uint16_t *guess,
+                         int wrap, int canon, const unsigned char *blocks, Py_ssize_t blocks_n,
+                         const Opt **opts, const int *js, int *jokers_used, PyObject *placed) {
+    PyObject *melds = PyList_New(0);
+    if (!melds) return NULL;
+    Slots S = {NULL, 0, 0};
+    IdList active[4] = {{0}}, finished[4] = {{0}}, heads[4] = {{0}};
+    IdList cats[5] = {{0}};
+    int group_colours[16];
+    int ng = 0, used = 0, ok = 0;
+    for (int c = 0; c < 4; c++) {
+        int code = guess[c];
+        int per[3] = {code & 7, (code >> 3) & 7, (code >> 6) & 7};
+        for (int len = 1; len <= 3; len++)
+            for (int q = 0; q < per[len - 1]; q++) {
+                int id = slot_new(&S, len);
+                if (id < 0 || ids_push(&active[c], id) || ids_push(&heads[c], id)) goto out;
+            }
+    }
+    int step = 0;
+    for (int vi = 0; vi < 13; vi++) {
+        int v = values[vi];
+        for (int c = 0; c < 4; c++) {
+            const Opt *o = opts[step++];
+            used += o->y;
+            int real = need[c * 15 + v] + o->xo;
+            int face = c * 16 + v;
+            for (int q = 0; q < o->xo; q++) {
+                PyObject *f = PyLong_FromLong(face);
+                if (!f || PyList_Append(placed, f)) goto out;
+                Py_DECREF(f);
+            }
+            for (int k = 1; k <= 4; k++) cats[k].n = 0;
+            for (int q = 0; q < active[c].n; q++) {
+                Slot *sl = &S.s[active[c].ids[q]];
+                if (sl->busy_until >= v) continue;
+                if (ids_push(&cats[sl->waiting ? 4 : slot_cat(sl)], active[c].ids[q])) goto out;
+            }
+            /* locked blocks starting here absorb runs (a1 of length 1, a2 of 2, a3 of 3+) */
+            int absorbed[16], na = 0;
+            int take[4] = {0, o->a1, o->a2, o->a3};
+            for (int k = 1; k <= 3; k++) {
+                for (int q = 0; q < take[k]; q++) absorbed[na++] = cats[k].ids[q];
+                memmove(cats[k].ids, cats[k].ids + take[k], (size_t)(cats[k].n - take[k]) * sizeof(int));
+                cats[k].n -= take[k];
+            }
+            int leads = o->lb, nb = 0;
+            for (Py_ssize_t b = 0; b < blocks_n;) {
+                int bc = blocks[b], bs = blocks[b + 1], be = blocks[b + 2], bn = blocks[b + 3];
+                const unsigned char *codes = blocks + b + 4;
+                b += 4 + bn;
+                if (bc != c || bs != v) continue;
+                int id;
+                if (nb < na) {
+                    id = absorbed[nb];
+                } else {
+                    int room = wrap ? 13 : v - 1;
+                    int n = imin(leads, room);
+                    leads -= n;
+                    id = slot_new(&S, -1);
+                    if (id < 0 || ids_push(&active[c], id)) goto out;
+                    for (int q = 0; q < n; q++)
+                        if (slot_add(&S.s[id], JOKER_CODE)) goto out;
+                }
+                nb++;
+                for (int q = 0; q < bn; q++)
+                    if (slot_add(&S.s[id], codes[q])) goto out;
+                S.s[id].busy_until = be;
+            }
+            /* long runs beyond k3 stop; short and waiting runs go on */
+            for (int q = o->k3; q < cats[3].n; q++) {
+                ids_remove(&active[c], cats[3].ids[q]);
+                if (ids_push(&finished[c], cats[3].ids[q])) goto out;
+            }
+            int reals = real - o->g;
+            for (int q = 0; q < o->g; q++) group_colours[ng++] = c;
+            int nshort = cats[1].n + cats[2].n;
+            for (int k = 0; k < nshort; k++) {
+                int id = k < cats[1].n ? cats[1].ids[k] : cats[2].ids[k - cats[1].n];
+                if (k < nshort - o->y12) {
+                    if (slot_add(&S.s[id], face)) goto out;
+                    reals--;
+                } else if (slot_add(&S.s[id], JOKER_CODE)) {
+                    goto out;
+                }
+            }
+            int nlong = o->k3 + cats[4].n;
+            for (int k = 0; k < nlong; k++) {
+                int id = k < o->k3 ? cats[3].ids[k] : cats[4].ids[k - o->k3];
+                if (k < nlong - o->y3) {
+                    if (slot_add(&S.s[id], face)) goto out;
+                    S.s[id].waiting = 0;
+                    reals--;
+                } else {
+                    if (slot_add(&S.s[id], JOKER_CODE)) goto out;
+                    S.s[id].waiting = canon;
+                }
+            }
+            int base = o->s2 ? o->extra / o->s2 : 0, more = o->s2 ? o->extra % o->s2 : 0;
+            for (int k = 0; k < o->s0 + o->s1 + o->s2; k++) {
+                int lead = k < o->s0 ? 0 : k < o->s0 + o->s1 ? 1 : 2 + base + (k - o->s0 - o->s1 < more);
+                int id = slot_new(&S, -1);
+                if (id < 0 || ids_push(&active[c], id)) goto out;
+                for (int q = 0; q < lead; q++)
+                    if (slot_add(&S.s[id], JOKER_CODE)) goto out;
+                if (slot_add(&S.s[id], face)) goto out;
+                reals--;
+            }
+            if (reals != 0) {
+                PyErr_SetString(PyExc_RuntimeError, "engine._dp: inconsistent decisions");
+                goto out;
+            }
+        }
+        int j = js[vi];
+        used += j;
+        if ((ng || j) && groups_of(melds, group_colours, ng, j, v)) goto out;
+        ng = 0;
+    }
+    /* runs open at the end: in wrap mode some continue into the guessed crossing runs */
+    {
+        int limit = wrap ? 26 : 13;
+        int16_t *buf = NULL;
+        int bufcap = 0;
+        for (int c = 0; c < 4; c++) {
+            IdList all = {0};
+            for (int q = 0; q < finished[c].n; q++)
+                if (ids_push(&all, finished[c].ids[q])) goto out;
+            for (int q = 0; q < active[c].n; q++)
+                if (ids_push(&all, active[c].ids[q])) goto out;
+            int *succ = malloc((size_t)(S.n + 1) * sizeof(int));
+            char *has_pred = calloc((size_t)S.n + 1, 1), *seen = calloc((size_t)S.n + 1, 1);
+            char *is_succ_src = calloc((size_t)S.n + 1, 1);
+            if (!succ || !has_pred || !seen || !is_succ_src) goto out;
+            for (int q = 0; q <= S.n; q++) succ[q] = -1;
+            for (int h = 0; h < heads[c].n; h++) {
+                int head = heads[c].ids[h], pred = -1;
+                /* ends: active runs, real starts before guessed ones (a stable sort) */
+                for (int pass = 0; pass < 2 && pred < 0; pass++)
+                    for (int q = 0; q < active[c].n; q++) {
+                        int id = active[c].ids[q];
+                        if ((S.s[id].guess > 0) != pass || is_succ_src[id]) continue;
+                        if (slot_cat(&S.s[id]) == S.s[head].guess) {
+                            pred = id;
+                            break;
+                        }
+                    }
+                if (pred < 0) {
+                    PyErr_SetString(PyExc_RuntimeError, "engine._dp: no run for a guessed crossing");
+                    goto out;
+                }
+                succ[pred] = head;
+                is_succ_src[pred] = 1;
+                has_pred[head] = 1;
+            }
+            IdList order = {0};
+            for (int q = 0; q < all.n; q++)
+                if (!has_pred[all.ids[q]] && ids_push(&order, all.ids[q])) goto out;
+            for (int q = 0; q < all.n; q++)
+                if (ids_push(&order, all.ids[q])) goto out;
+            for (int q = 0; q < order.n; q++) {
+                int first = order.ids[q];
+                if (seen[first]) continue;
+                int n = 0;
+                for (int cur = first; cur >= 0 && !seen[cur]; cur = succ[cur]) {
+                    seen[cur] = 1;
+                    Slot *sl = &S.s[cur];
+                    if (n + sl->n > bufcap) {
+                        bufcap = (n + sl->n) * 2;
+                        int16_t *p = realloc(buf, (size_t)bufcap * sizeof(int16_t));
+                        if (!p) goto out;
+                        buf = p;
+                    }
+                    memcpy(buf + n, sl->pc, (size_t)sl->n * sizeof(int16_t));
+                    n += sl->n;
+                }
+                if (melds_append_run(melds, buf, n, limit)) goto out;
+            }
+            free(order.ids);
+            free(all.ids);
+            free(succ);
+            free(has_pred);
+            free(seen);
+            free(is_succ_src);
+        }
+        free(buf);
+    }
+    ok = 1;
+out:
+    for (int i = 0; i < S.n; i++) free(S.s[i].pc);
+    free(S.s);
+    for (int c = 0; c < 4; c++) {
+        free(active[c].ids);
+        free(finished[c].ids);
+        free(heads[c].ids);
+    }
+    for (int k = 0; k < 5; k++) free(cats[k].ids);
+    if (!ok) {
+        Py_DECREF(melds);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return NULL;
+    }
+    *jokers_used = used;
+    return melds;
+}
+
+/* ---- the pass ----------------------------------------------------------------------------- */
+
+#define MAX_LAYERS 80
+
+static PyObject *decision_object(const Opt *o) {
+    return Py_BuildValue("(iiiii((iiii)iiiiiii))", o->new_code, o->xo, o->g, o->y, o->tri, o->a1,
+                         o->a2, o->a3, o->lb, o->k3, o->y12, o->y3, o->s0, o->s1, o->s2, o->extra);
+}
+
+static PyObject *dp_run(PyObject *self, PyObject *args) {
+    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *blocks;
+    const char *gbuf;
+    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, blocks_n;
+    int jw, jokers, jokers_need, open_min, canon, wrap, build;
+    long long target, budget;
+    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#LLy#p", &need, &need_n, &opt, &opt_n, &weight,
+                          &weight_n, &jw, &jokers, &jokers_need, &open_min, &canon, &wrap, &values,
+                          &values_n, &gbuf, &g_n, &starts, &starts_n, &ends, &ends_n, &target,
+                          &budget, &blocks, &blocks_n, &build))
+        return NULL;
+    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || weight_n != 15 ||
+        values_n != 13 || g_n % 8 || jokers > 15 || open_min > 127) {
+        PyErr_SetString(PyExc_ValueError, "engine._dp.run: malformed problem");
+        return NULL;
+    }
+    const uint16_t *guesses = (const uint16_t *)gbuf;
+    Py_ssize_t n_guesses = g_n / 8;
+    int steps = 13 * 4;
+    long long rest[13 * 4 + 1];
+    rest[steps] = 0;
+    for (int i = steps - 1; i >= 0; i--) {
+        int v = values[i / 4], c = i % 4;
+        rest[i] = rest[i + 1] + (long long)opt[c * 15 + v] * weight[v];
+    }
+    target += (long long)jokers_need * jw;
+
+    Layer hist[MAX_LAYERS];
+    int nl = 0;
+    long long spent = 0;
+    int status = 0;
+    PyObject *result = NULL;
+    if (layer_init(&hist[0], (int32_t)n_guesses)) goto nomem;
+    nl = 1;
+    for (Py_ssize_t gi = 0; gi < n_guesses; gi++) {
+        u128 key = (u128)gi << SH_GUESS;
+        for (int c = 0; c < 4; c++) key |= (u128)guesses[gi * 4 + c] << (BITS * c);
+        if (layer_offer(&hist[0], key, 0, -1, -1)) goto nomem;
+    }
+    int first_value = values[0];
+    for (int i = 0; i < steps; i++) {
+        int v = values[i / 4], c = i % 4;
+        int sh = BITS * c;
+        int needc = need[c * 15 + v], o = opt[c * 15 + v], w = weight[v];
+        int lead = wrap ? 13 : v - 1;
+        if (canon && v < 12) lead = 0;
+        int force = wrap && v == first_value;
+        int bs = starts[c * 15 + v], be = ends[c * 15 + v];
+        long long bound = target - rest[i + 1];
+        Layer *cur = &hist[nl - 1];
+        Layer *nxt = &hist[nl];
+        if (layer_init(nxt, cur->n)) goto nomem;
+        nl++;
+        for (int32_t si = 0; si < cur->n; si++) {
+            Entry *en = &cur->e[si];
+            u128 key = en->key;
+            int score = en->score;
+            int used = (int)((key >> SH_U) & 15);
+            if (score + (long long)(jokers - used) * jw + rest[i] < target) continue;
+            int code = (int)((key >> sh) & CODE_MASK);
+            uint32_t ostart, ocount;
+            if (cell_options(code, needc, o, jokers - used, lead, force, bs, be, canon, &ostart,
+                             &ocount))
+                goto nomem;
+            if (!ocount) continue;
+            int most = (int)((key >> SH_M) & 7);
+            u128 base = key - ((u128)code << sh);
+            int ov = (int)((key >> SH_OV) & 127);
+            for (uint32_t k = 0; k < ocount; k++) {
+                const Opt *op = &arena[ostart + k];
+                int ns = score + op->xo * w + op->y * jw;
+                if (ns + (long long)(jokers - used - op->y) * jw < bound) continue;
+                u128 nk = base + ((u128)op->new_code << sh) + ((u128)op->y << SH_U) +
+                          ((u128)op->g << SH_G);
+                if (op->g > most) nk += (u128)(op->g - most) << SH_M;
+                if (open_min) {
+                    int add = imin(open_min, ov + v * (needc + op->xo + op->y) - op->tri) - ov;
+                    nk += (u128)add << SH_OV; /* add >= 0 always (tri <= lead pieces) */
+                }
+                if (layer_offer(nxt, nk, ns, si, (int32_t)(ostart + k))) goto nomem;
+            }
+        }
+        if (!wrap && dominate(nxt, c)) goto nomem;
+        if (canon && jokers && pareto(nxt, jw)) goto nomem;
+        spent += nxt->n;
+        if (budget >= 0 && spent > budget) {
+            status = 2;
+            goto done;
+        }
+        if (c == 3) {
+            cur = nxt;
+            Layer *grp = &hist[nl];
+            if (layer_init(grp, cur->n)) goto nomem;
+            nl++;
+            int js[16];
+            for (int32_t si = 0; si < cur->n; si++) {
+                Entry *en = &cur->e[si];
+                u128 key = en->key;
+                int pieces = (int)((key >> SH_G) & 15);
+                int most = (int)((key >> SH_M) & 7);
+                int used = (int)((key >> SH_U) & 15);
+                u128 base = key & ~(((u128)15 << SH_G) | ((u128)7 << SH_M));
+                int ov = (int)((key >> SH_OV) & 127);
+                int nj = group_jokers(pieces, most, jokers - used, canon, js);
+                for (int q = 0; q < nj; q++) {
+                    int j = js[q];
+                    int ns = en->score + j * jw;
+                    u128 nk = base + ((u128)j << SH_U);
+                    if (open_min && j) nk += (u128)(imin(open_min, ov + v * j) - ov) << SH_OV;
+                    if (layer_offer(grp, nk, ns, si, j)) goto nomem;
+                }
+            }
+            if (canon && jokers && pareto(grp, jw)) goto nomem;
+            nxt = grp;
+        }
+        if (!nxt->n) goto done;
+    }
+    {
+        Layer *last = &hist[nl - 1];
+        int32_t best_i = -1;
+        long long best = 0;
+        for (int32_t si = 0; si < last->n; si++) {
+            Entry *en = &last->e[si];
+            u128 key = en->key;
+            int used = (int)((key >> SH_U) & 15);
+            if (used < jokers_need && !canon) continue;
+            if (open_min && (int)((key >> SH_OV) & 127) < open_min) continue;
+            int bad = 0;
+            for (int c = 0; c < 4; c++) {
+                unsigned code = (unsigned)((key >> (BITS * c)) & CODE_MASK);
+                if (wrap) {
+                    uint64_t gi = (uint64_t)(key >> SH_GUESS);
+                    unsigned gc = guesses[gi * 4 + c];
+                    if ((code & 63) != (gc & 63) || (code >> 6) < (gc >> 6)) bad = 1;
+                } else if (code & OPEN_ENDS) {
+                    bad = 1;
+                }
+            }
+            if (bad) continue;
+            long long score = en->score;
+            if (canon) score += (long long)(jokers - used) * jw;
+            if (score >= target && (best_i < 0 || score > best)) {
+                best = score;
+                best_i = si;
+            }
+        }
+        if (best_i < 0) goto done;
+        /* back-trace the decisions */
+        PyObject *decisions = PyList_New(nl - 1);
+        if (!decisions) goto fail;
+        const Opt *opts[52];
+        int js[13];
+        int32_t idx = best_i;
+        for (int l = nl - 1; l >= 1; l--) {
+            Entry *en = &hist[l].e[idx];
+            /* group layers are every fifth after the first: layers 5, 10, ... */
+            PyObject *d;
+            if (l % 5 == 0) {
+                js[l / 5 - 1] = en->dec;
+                d = PyLong_FromLong(en->dec);
+            } else {
+                opts[l - 1 - (l - 1) / 5] = &arena[en->dec];
+                d = decision_object(&arena[en->dec]);
+            }
+            if (!d) {
+                Py_DECREF(decisions);
+                goto fail;
+            }
+            PyList_SET_ITEM(decisions, l - 1, d);
+            idx = en->prev;
+        }
+        uint64_t gi = (uint64_t)(hist[0].e[idx].key >> SH_GUESS);
+        PyObject *melds = Py_None, *placed = Py_None;
+        int jokers_used = 0;
+        Py_INCREF(Py_None);
+        Py_INCREF(Py_None);
+        if (build) {
+            Py_DECREF(Py_None);
+            Py_DECREF(Py_None);
+            placed = PyList_New(0);
+            melds = placed ? rebuild(need, values, guesses + gi * 4, wrap, canon, blocks, blocks_n,
+                                     opts, js, &jokers_used, placed)
+                           : NULL;
+            if (!melds) {
+                Py_XDECREF(placed);
+                Py_DECREF(decisions);
+                goto fail;
+            }
+        }
+        status = 1;
+        result = Py_BuildValue("(iLLKNNNi)", status, spent, best - (long long)jokers_need * jw,
+                               (unsigned long long)gi, decisions, melds, placed, jokers_used);
+        goto cleanup;
+    }
+done:
+    result = Py_BuildValue("(iLLKOOOi)", status, spent, 0LL, 0ULL, Py_None, Py_None, Py_None, 0);
+    goto cleanup;
+nomem:
+    PyErr_NoMemory();
+fail:
+    result = NULL;
+cleanup:
+    for (int l = 0; l < nl; l++) layer_free(&hist[l]);
+    return result;
+}
+
+static PyObject *dp_cache_size(PyObject *self, PyObject *unused) {
+    return Py_BuildValue("(nn)", (Py_ssize_t)cache_n, (Py_ssize_t)arena_n);
+}
+
+static PyMethodDef methods[] = {
+    {"run", dp_run, METH_VARARGS, "Run the solver's dynamic programme (see engine/solver.py)."},
+    {"cache_size", dp_cache_size, METH_NOARGS, "(cached cells, cached options)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "engine._dp",
+                                    "The solver's dynamic programme in C (engine/solver.py).", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__dp(void) { return PyModule_Create(&module); }
