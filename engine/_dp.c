@@ -214,6 +214,16 @@ static int cell_options(int code, int need, int opt, int free_, int lead_max, in
                                      ends, lb, a1, a2, a3, lb, canon))
                         return -1;
             }
+    /* most rack pieces first, then fewest jokers (the search dives into these first) */
+    for (size_t i = first + 1; i < arena_n; i++) {
+        Opt o = arena[i];
+        size_t j = i;
+        while (j > first && (arena[j - 1].xo < o.xo || (arena[j - 1].xo == o.xo && arena[j - 1].y > o.y))) {
+            arena[j] = arena[j - 1];
+            j--;
+        }
+        arena[j] = o;
+    }
     cache[h].key = key;
     cache[h].start = (uint32_t)first;
     cache[h].count = (uint32_t)(arena_n - first);
@@ -419,11 +429,12 @@ static inline int code_dominates(unsigned a, unsigned b) {
            a1 + a2 + a3 >= b1 + b2 + b3;
 }
 
-static int dominate(Layer *L, int c) {
+static int dominate(Layer *L, int c, int joker_twins, int jw) {
     int32_t n = L->n;
     if (n < 2) return 0;
     int sh = BITS * c;
     u128 mask = ~((u128)CODE_MASK << sh);
+    if (joker_twins) mask &= ~((u128)15 << SH_U);
     Layer G;
     if (layer_init(&G, n)) return -1;
     int32_t *next = malloc((size_t)n * sizeof(int32_t)); /* chain of members per group */
@@ -461,7 +472,10 @@ static int dominate(Layer *L, int c) {
                 for (int32_t j = G.e[g].prev; j >= 0; j = next[j]) {
                     if (j == i || dead[j]) continue;
                     unsigned cj = (unsigned)((L->e[j].key >> sh) & CODE_MASK);
-                    if (L->e[j].score >= L->e[i].score && code_dominates(cj, ci)) {
+                    int ui = (int)((L->e[i].key >> SH_U) & 15), uj = (int)((L->e[j].key >> SH_U) & 15);
+                    /* canonical jokers: every joker not laid scores at the end (see pareto) */
+                    if (uj <= ui && L->e[j].score - uj * jw >= L->e[i].score - ui * jw &&
+                        code_dominates(cj, ci)) {
                         dead[i] = 1;
                         removed++;
                         break;
@@ -917,7 +931,7 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
                 if (layer_offer(nxt, nk, ns, si, (int32_t)(ostart + k))) goto nomem;
             }
         }
-        if (!wrap && dominate(nxt, c)) goto nomem;
+        if (!wrap && dominate(nxt, c, canon && jokers, jw)) goto nomem;
         if (canon && jokers && pareto(nxt, jw)) goto nomem;
         spent += nxt->n;
         if (budget >= 0 && spent > budget) {
@@ -1041,12 +1055,266 @@ cleanup:
     return result;
 }
 
+
+/* ---- the search: depth first, branch and bound, with a memo of upper bounds ---------------- */
+
+#define NEG (-1000000000LL)
+
+typedef struct {
+    u128 key;
+    long long ub;
+    int used;
+} MemoSlot;
+
+typedef struct {
+    const unsigned char *need, *opt, *weight, *values, *starts, *ends;
+    const uint16_t *guesses;
+    int jw, jokers, jokers_need, open_min, canon, wrap, first_value;
+    long long rest[53];
+    long long best, stop_at, nodes, budget, limit;
+    int limited;
+    int aborted, done, oom;
+    int32_t path[65], best_path[65];
+    uint64_t gi, best_gi;
+    MemoSlot *memo;
+    size_t memo_cap, memo_n;
+} Dfs;
+
+static int memo_get(Dfs *x, u128 key, long long *ub) {
+    if (!x->memo_cap) return 0;
+    size_t h = (size_t)hash128(key) & (x->memo_cap - 1);
+    while (x->memo[h].used) {
+        if (x->memo[h].key == key) {
+            *ub = x->memo[h].ub;
+            return 1;
+        }
+        h = (h + 1) & (x->memo_cap - 1);
+    }
+    return 0;
+}
+
+static void memo_put(Dfs *x, u128 key, long long ub) {
+    if ((x->memo_n + 1) * 2 > x->memo_cap) {
+        size_t cap = x->memo_cap ? x->memo_cap * 2 : 256;
+        MemoSlot *fresh = calloc(cap, sizeof(MemoSlot));
+        if (!fresh) {
+            x->oom = 1;
+            return;
+        }
+        for (size_t i = 0; i < x->memo_cap; i++) {
+            if (!x->memo[i].used) continue;
+            size_t h = (size_t)hash128(x->memo[i].key) & (cap - 1);
+            while (fresh[h].used) h = (h + 1) & (cap - 1);
+            fresh[h] = x->memo[i];
+        }
+        free(x->memo);
+        x->memo = fresh;
+        x->memo_cap = cap;
+    }
+    size_t h = (size_t)hash128(key) & (x->memo_cap - 1);
+    while (x->memo[h].used) {
+        if (x->memo[h].key == key) {
+            if (ub < x->memo[h].ub) x->memo[h].ub = ub;
+            return;
+        }
+        h = (h + 1) & (x->memo_cap - 1);
+    }
+    x->memo[h] = (MemoSlot){key, ub, 1};
+    x->memo_n++;
+}
+
+static int final_ok(const Dfs *x, u128 key) {
+    int used = (int)((key >> SH_U) & 15);
+    if (used < x->jokers_need && !x->canon) return 0;
+    if (x->open_min && (int)((key >> SH_OV) & 127) < x->open_min) return 0;
+    for (int c = 0; c < 4; c++) {
+        unsigned code = (unsigned)((key >> (BITS * c)) & CODE_MASK);
+        if (x->wrap) {
+            unsigned gc = x->guesses[x->gi * 4 + c];
+            if ((code & 63) != (gc & 63) || (code >> 6) < (gc >> 6)) return 0;
+        } else if (code & OPEN_ENDS) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* the most the rest of the pass can still add from node t (steps: 5 per value, the fifth
+ * closes the groups); returns an upper bound (NEG: no valid end from here) */
+static long long dfs(Dfs *x, int t, u128 key, long long s) {
+    if (x->done || x->aborted || x->oom) return NEG;
+    int used = (int)((key >> SH_U) & 15);
+    int jw = x->jw;
+    if (t == 65) {
+        if (!final_ok(x, key)) return NEG;
+        long long f = x->canon ? (long long)(x->jokers - used) * jw : 0;
+        if (s + f > x->best) {
+            x->best = s + f;
+            memcpy(x->best_path, x->path, sizeof(x->path));
+            x->best_gi = x->gi;
+            if (x->best >= x->stop_at) x->done = 1;
+        }
+        return f;
+    }
+    int vi = t / 5, c = t % 5;
+    long long qb = x->rest[c < 4 ? vi * 4 + c : vi * 4 + 4] + (long long)(x->jokers - used) * jw;
+    if (s + qb <= x->best) return qb;
+    u128 mkey = key | ((u128)t << 120);
+    long long known;
+    if (memo_get(x, mkey, &known)) {
+        if (s + known <= x->best) return known;
+    }
+    if (++x->nodes > x->budget && x->budget >= 0) {
+        x->aborted = 1;
+        return NEG;
+    }
+    if (x->limit >= 0 && x->nodes > x->limit) {
+        x->aborted = x->limited = 1;
+        return NEG;
+    }
+    long long ub = NEG;
+    int v = x->values[vi];
+    if (c < 4) {
+        int sh = BITS * c;
+        int needc = x->need[c * 15 + v], o = x->opt[c * 15 + v], w = x->weight[v];
+        int lead = x->wrap ? 13 : v - 1;
+        if (x->canon && v < 12) lead = 0;
+        int force = x->wrap && v == x->first_value;
+        int bs = x->starts[c * 15 + v], be = x->ends[c * 15 + v];
+        int code = (int)((key >> sh) & CODE_MASK);
+        uint32_t ostart, ocount;
+        if (cell_options(code, needc, o, x->jokers - used, lead, force, bs, be, x->canon, &ostart,
+                         &ocount)) {
+            x->oom = 1;
+            return NEG;
+        }
+        int most = (int)((key >> SH_M) & 7);
+        u128 base = key - ((u128)code << sh);
+        int ov = (int)((key >> SH_OV) & 127);
+        for (uint32_t k = 0; k < ocount; k++) {
+            const Opt *op = &arena[ostart + k];
+            int gain = op->xo * w + op->y * jw;
+            u128 nk = base + ((u128)op->new_code << sh) + ((u128)op->y << SH_U) +
+                      ((u128)op->g << SH_G);
+            if (op->g > most) nk += (u128)(op->g - most) << SH_M;
+            if (x->open_min) {
+                int add = imin(x->open_min, ov + v * (needc + op->xo + op->y) - op->tri) - ov;
+                nk += (u128)add << SH_OV;
+            }
+            x->path[t] = (int32_t)(ostart + k);
+            long long r = dfs(x, t + 1, nk, s + gain);
+            if (r > NEG && gain + r > ub) ub = gain + r;
+            if (x->done || x->aborted || x->oom) return NEG;
+        }
+    } else {
+        int pieces = (int)((key >> SH_G) & 15);
+        int most = (int)((key >> SH_M) & 7);
+        u128 base = key & ~(((u128)15 << SH_G) | ((u128)7 << SH_M));
+        int ov = (int)((key >> SH_OV) & 127);
+        int js[16];
+        int nj = group_jokers(pieces, most, x->jokers - used, x->canon, js);
+        for (int q = 0; q < nj; q++) {
+            int j = js[q];
+            u128 nk = base + ((u128)j << SH_U);
+            if (x->open_min && j) nk += (u128)(imin(x->open_min, ov + v * j) - ov) << SH_OV;
+            x->path[t] = j;
+            long long r = dfs(x, t + 1, nk, s + (long long)j * jw);
+            if (r > NEG && (long long)j * jw + r > ub) ub = (long long)j * jw + r;
+            if (x->done || x->aborted || x->oom) return NEG;
+        }
+    }
+    memo_put(x, mkey, ub);
+    return ub;
+}
+
+static PyObject *dp_search(PyObject *self, PyObject *args) {
+    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *blocks;
+    const char *gbuf;
+    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, blocks_n;
+    int jw, jokers, jokers_need, open_min, canon, wrap, first;
+    long long target, budget, limit;
+    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#LLy#pL", &need, &need_n, &opt, &opt_n,
+                          &weight, &weight_n, &jw, &jokers, &jokers_need, &open_min, &canon, &wrap,
+                          &values, &values_n, &gbuf, &g_n, &starts, &starts_n, &ends, &ends_n,
+                          &target, &budget, &blocks, &blocks_n, &first, &limit))
+        return NULL;
+    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || weight_n != 15 ||
+        values_n != 13 || g_n % 8 || jokers > 15 || open_min > 127) {
+        PyErr_SetString(PyExc_ValueError, "engine._dp.search: malformed problem");
+        return NULL;
+    }
+    Dfs *x = calloc(1, sizeof(Dfs));
+    if (!x) return PyErr_NoMemory();
+    x->need = need;
+    x->opt = opt;
+    x->weight = weight;
+    x->values = values;
+    x->starts = starts;
+    x->ends = ends;
+    x->guesses = (const uint16_t *)gbuf;
+    x->jw = jw;
+    x->jokers = jokers;
+    x->jokers_need = jokers_need;
+    x->open_min = open_min;
+    x->canon = canon;
+    x->wrap = wrap;
+    x->first_value = values[0];
+    x->budget = budget;
+    x->limit = limit;
+    x->rest[52] = 0;
+    for (int i = 51; i >= 0; i--) {
+        int v = values[i / 4], c = i % 4;
+        x->rest[i] = x->rest[i + 1] + (long long)opt[c * 15 + v] * weight[v];
+    }
+    target += (long long)jokers_need * jw;
+    x->best = target - 1;
+    x->stop_at = first ? target : x->rest[0] + (long long)jokers * jw;
+    Py_ssize_t n_guesses = g_n / 8;
+    for (Py_ssize_t gi = 0; gi < n_guesses && !x->done && !x->aborted && !x->oom; gi++) {
+        u128 key = (u128)gi << SH_GUESS;
+        for (int c = 0; c < 4; c++) key |= (u128)x->guesses[gi * 4 + c] << (BITS * c);
+        x->gi = (uint64_t)gi;
+        dfs(x, 0, key, 0);
+    }
+    PyObject *result = NULL;
+    if (x->oom) {
+        PyErr_NoMemory();
+    } else if (x->aborted && !x->limited) {
+        result = Py_BuildValue("(iLLOOi)", 2, x->nodes, 0LL, Py_None, Py_None, 0);
+    } else if (x->best < target) {
+        result = Py_BuildValue("(iLLOOi)", x->limited ? 3 : 0, x->nodes, 0LL, Py_None, Py_None, 0);
+    } else {
+        const Opt *opts[52];
+        int js[13];
+        for (int t = 0; t < 65; t++) {
+            if (t % 5 == 4)
+                js[t / 5] = x->best_path[t];
+            else
+                opts[(t / 5) * 4 + t % 5] = &arena[x->best_path[t]];
+        }
+        int jokers_used = 0;
+        PyObject *placed = PyList_New(0);
+        PyObject *melds = placed ? rebuild(need, values, x->guesses + x->best_gi * 4, wrap, canon,
+                                           blocks, blocks_n, opts, js, &jokers_used, placed)
+                                 : NULL;
+        if (melds)
+            result = Py_BuildValue("(iLLNNi)", x->limited ? 3 : 1, x->nodes,
+                                   x->best - (long long)jokers_need * jw, melds, placed, jokers_used);
+        else
+            Py_XDECREF(placed);
+    }
+    free(x->memo);
+    free(x);
+    return result;
+}
+
 static PyObject *dp_cache_size(PyObject *self, PyObject *unused) {
     return Py_BuildValue("(nn)", (Py_ssize_t)cache_n, (Py_ssize_t)arena_n);
 }
 
 static PyMethodDef methods[] = {
     {"run", dp_run, METH_VARARGS, "Run the solver's dynamic programme (see engine/solver.py)."},
+    {"search", dp_search, METH_VARARGS, "The same optimum, depth first with branch and bound."},
     {"cache_size", dp_cache_size, METH_NOARGS, "(cached cells, cached options)"},
     {NULL, NULL, 0, NULL},
 };

@@ -73,7 +73,7 @@ from __future__ import annotations
 import itertools
 import threading
 from array import array
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -327,6 +327,8 @@ class _Slot:
 def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
     """Drop rack tiles that no meld can hold at all (a sound filter: it only removes pieces
     without any group or run around them)."""
+    if not any(map(any, opt)):
+        return [row[:] for row in opt]
     have = [[need[c][v] + opt[c][v] for v in range(15)] for c in range(4)]
     for b in blocks:
         for v in range(b.start, b.end + 1):
@@ -355,12 +357,64 @@ def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
     return out
 
 
-def _run_dp(p: _Problem, target: int) -> tuple[int, list] | None:
-    """The best score (weighted rack pieces and rack jokers placed) and the decisions per step,
-    or None when no state reaches ``target`` (or no valid table exists).
+DFS_LIMIT = 4000
+"""States the depth-first search may visit before the layered pass takes over."""
 
-    Runs the C translation ``engine._dp`` of :func:`_run_dp_reference` (same states, same
-    order, same answer; the tests compare the two)."""
+
+def _run_dp(p: _Problem, target: int, first: bool = False) -> tuple[int, _Played] | None:
+    """The best score (weighted rack pieces and rack jokers placed) of at least ``target`` and
+    the play that reaches it, or None when none does (or no valid table exists). ``first``:
+    ``target`` is known to be the most there is, so the first play reaching it will do.
+
+    Two exact searches over the states of :func:`_run_dp_reference`, both in ``engine._dp``:
+    first depth first (the options placing most rack pieces first; a memo keeps an upper bound
+    of what each state can still add; every state that cannot beat the best play so far is
+    dropped), which settles most positions in a few thousand states. When it needs more than
+    :data:`DFS_LIMIT`, the layered pass (value by value, with dominance between states) takes
+    over from above, starting from the best play the first search found."""
+    args = _dp_arguments(p)
+    status, _spent, score, melds, placed, used = _dp_call(
+        _dp.search, args, target, first, DFS_LIMIT
+    )
+    if status == 1:
+        return score, _Played(melds, placed, used)
+    if status == 0:
+        return None
+    found = (score, _Played(melds, placed, used)) if melds is not None else None
+    low = target if found is None else found[0] + 1
+    if first:
+        return found or _layers(args, target)
+    goal, step = _upper_bound(p), 1
+    while True:
+        goal = max(goal, low)
+        better = _layers(args, goal)
+        if better is not None or goal <= low:
+            return better or found
+        goal -= step
+        step *= 2
+
+
+def _layers(args: tuple, target: int) -> tuple[int, _Played] | None:
+    """The layered pass (``engine._dp.run``): the best score of at least ``target``."""
+    status, _spent, score, _guess, _decisions, melds, placed, used = _dp_call(
+        _dp.run, args, target, True
+    )
+    return (score, _Played(melds, placed, used)) if status == 1 else None
+
+
+def _dp_call(function, args: tuple, target: int, *more):
+    """Call ``function`` of ``engine._dp`` under the running budget (raises
+    :class:`SolverBudgetExceeded` when it runs out)."""
+    left = getattr(_budget, "left", None)
+    budget = -1 if left is None else max(left, 0)
+    result = function(*args[:-1], target, budget, args[-1], *more)
+    status, spent = result[0], result[1]
+    _spend(spent if status != 2 else (left or 0) + 1)
+    return result
+
+
+def _dp_arguments(p: _Problem) -> tuple:
+    """The problem as ``engine._dp`` takes it (see the comment at the top of engine/_dp.c)."""
     jokers = p.jokers_need + p.jokers_opt
     opt = p.usable()
     values = list(range(1, 14))
@@ -370,17 +424,15 @@ def _run_dp(p: _Problem, target: int) -> tuple[int, list] | None:
         values = values[cut:] + values[:cut]
     starts = bytearray(60)
     ends = bytearray(60)
+    blocks = bytearray()
     for b in p.blocks:
         starts[b.colour * 15 + b.start] += 1
         ends[b.colour * 15 + b.end] += 1
-    blocks = bytearray()
-    for b in p.blocks:
         blocks += bytes((b.colour, b.start, b.end, len(b.pieces)))
         blocks += bytes(_JOKER_CODE if f.is_joker else f.suit * 16 + f.rank for f in b.pieces)
-    left = getattr(_budget, "left", None)
-    status, spent, score, _guess, _decisions, melds, placed, used = _dp.run(
-        bytes(n for row in p.need for n in row),
-        bytes(n for row in opt for n in row),
+    return (
+        bytes(p.need[0] + p.need[1] + p.need[2] + p.need[3]),
+        bytes(opt[0] + opt[1] + opt[2] + opt[3]),
         bytes(p.weight),
         p.joker_weight,
         jokers,
@@ -392,15 +444,8 @@ def _run_dp(p: _Problem, target: int) -> tuple[int, list] | None:
         array("H", [code for g in guesses for code in g]).tobytes(),
         bytes(starts),
         bytes(ends),
-        target,
-        -1 if left is None else max(left, 0),
         bytes(blocks),
-        True,
     )
-    _spend(spent if status != 2 else (left or 0) + 1)
-    if status != 1:
-        return None
-    return score, _Played(melds, placed, used)
 
 
 _JOKER_CODE = 255
@@ -619,17 +664,20 @@ def _upper_bound(p: _Problem) -> int:
     return tiles + p.jokers_opt * p.joker_weight
 
 
-def _run_dp_from_above(p: _Problem, target: int) -> tuple[int, list] | None:
-    """:func:`_run_dp` with the target lowered step by step from the upper bound: a run with
-    target T prunes every state that cannot reach T and, when it succeeds, returns the true
-    optimum (no state that could beat it was pruned). Steps grow geometrically."""
+def _reference_search(p: _Problem, target: int, first: bool = False) -> tuple[int, list] | None:
+    """:func:`_run_dp_reference` with the target lowered step by step from the upper bound: a
+    run with target T prunes every state that cannot reach T and, when it succeeds, returns the
+    true optimum (no state that could beat it was pruned). Steps grow geometrically. (The
+    tests' stand-in for :func:`_run_dp`.)"""
+    if first:
+        return _run_dp_reference(p, target)
     top = _upper_bound(p)
     if top < target:
         return None
     step = 1
     goal = top
     while True:
-        result = _run_dp(p, max(goal, target))
+        result = _run_dp_reference(p, max(goal, target))
         if result is not None or goal <= target:
             return result
         goal -= step
@@ -857,7 +905,7 @@ def _counts(faces: Iterable[Face]) -> tuple[list[list[int]], int]:
     grid = [[0] * 15 for _ in range(4)]
     jokers = 0
     for f in faces:
-        if f.is_joker:
+        if f.suit < 0:  # a joker
             jokers += 1
         else:
             grid[f.suit][f.rank] += 1
@@ -931,7 +979,6 @@ def _best(
 
     ``exact``: ``target`` is known to be the optimum without ``keep`` (a tie-break trial), so
     one pass at that target decides it (no search from above)."""
-    search = _run_dp if exact else _run_dp_from_above
     spec = rules.meld_spec
     face_type: type[Face] = next(
         (type(f) for f in itertools.chain(hand, *table) if not f.is_joker), Tile
@@ -1004,14 +1051,15 @@ def _best(
             face_type,
         )
         goal = target if best is None else max(target, best.score)
-        result = search(problem, goal - constant)
+        result = _run_dp(problem, goal - constant, exact)
         if result is None:
             continue
         score, trace = result
         rebuilt = _rebuild(problem, trace)
         if rebuilt is None:  # no room for the spare jokers: solve with jokers anywhere
             problem.canonical = False
-            result = search(problem, goal - constant)
+            problem._usable = None
+            result = _run_dp(problem, goal - constant, exact)
             if result is None:
                 continue
             score, trace = result
@@ -1031,14 +1079,17 @@ def _best(
     return best
 
 
-def _unchanged(table: list[list[Face]], found: _Found, spec: MeldSpec) -> set[int]:
-    """Indexes of table melds that appear unchanged in the result."""
+def _unchanged(
+    table: list[list[Face]], found: _Found, spec: MeldSpec, table_keys: list[tuple] | None = None
+) -> set[int]:
+    """Indexes of table melds that appear unchanged in the result (``table_keys``: the
+    :func:`_meld_key` of each table meld, when known)."""
     kept = set(found.kept)
     spare = Counter(_meld_key(m, spec) for m in found.melds)
     for i, meld in enumerate(table):
         if i in kept:
             continue
-        key = _meld_key(meld, spec)
+        key = table_keys[i] if table_keys is not None else _meld_key(meld, spec)
         if spare[key]:
             spare[key] -= 1
             kept.add(i)
@@ -1100,10 +1151,25 @@ def solve(
     ``budget`` (DP states), a search that would need more raises :class:`SolverBudgetExceeded`
     instead of running on: the bot and the computer players use it to stay responsive.
     ``prefer_unchanged=False`` skips the tie-break (any optimal play, fewer solver passes)."""
+    key = (
+        tuple(tuple(m) for m in table),
+        tuple(hand),
+        rules,
+        opened,
+        mode,
+        frozenset(fixed),
+        None if must_place is None else tuple(must_place),
+        prefer_unchanged,
+    )
+    with _recent_lock:
+        known = _recent.get(key)
+        if known is not None:
+            _recent.move_to_end(key)
+            return _copy_solution(known)
     previous = getattr(_budget, "left", None)
     _budget.left = budget
     try:
-        return _solve_exact(
+        solution = _solve_exact(
             table,
             hand,
             rules,
@@ -1115,6 +1181,60 @@ def solve(
         )
     finally:
         _budget.left = previous
+    with _recent_lock:
+        _recent[key] = _copy_solution(solution)
+        while len(_recent) > _RECENT_SIZE:
+            _recent.popitem(last=False)
+    return solution
+
+
+_RECENT_SIZE = 64
+"""Solutions kept for repeated questions (a computer player tries ``place`` on a copy of the
+game and then plays it; ``hint`` is often followed by the ``place`` it suggested)."""
+_recent: OrderedDict[tuple, Solution] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def _keep_more(
+    table: list[list[Face]],
+    rules: RuleSet,
+    mode: Mode,
+    found: _Found,
+    unchanged: set[int],
+    open_min: int,
+) -> _Found:
+    """The tie-break: with the placed pieces fixed, keep one more table meld unchanged while
+    the rest still makes valid melds, meld by meld in table order (inclusion-maximal: no
+    single further meld can be kept). With the pieces fixed, each trial is a partition
+    question, which the search settles quickly."""
+    spec = rules.meld_spec
+    placed = list(found.placed)
+    for i in range(len(table)):
+        if i in unchanged or not is_valid(table[i], spec):
+            continue
+        trial = _best(
+            table, placed, rules, mode, unchanged | {i}, placed, open_min, found.score, True
+        )
+        if trial is not None and trial.score >= found.score:
+            found = trial
+            unchanged = _unchanged(table, found, spec)
+    return found
+
+
+def forget_recent() -> None:
+    """Forget the remembered solutions (benchmarks time every solve afresh)."""
+    with _recent_lock:
+        _recent.clear()
+
+
+def _copy_solution(solution: Solution) -> Solution:
+    return Solution(
+        solution.count,
+        solution.value,
+        list(solution.placed),
+        [list(m) for m in solution.table],
+        solution.changed_melds,
+    )
 
 
 def _solve_exact(
@@ -1166,17 +1286,13 @@ def _solve_exact(
         return nothing
     if must is not None and Counter(found.placed) != Counter(must):
         return nothing
-    # ties: keep more table melds unchanged, one at a time (inclusion-maximal)
-    unchanged = _unchanged(table_list, found, spec)
-    for i in range(len(table_list) if prefer_unchanged else 0):
-        if i in unchanged or not is_valid(table_list[i], spec):
-            continue
-        trial = _best(
-            table_list, hand_list, rules, mode, unchanged | {i}, must, open_min, found.score, True
-        )
-        if trial is not None and trial.score >= found.score:
-            found = trial
-            unchanged = _unchanged(table_list, found, spec)
+    # ties: keep more table melds unchanged, one at a time (inclusion-maximal), the placed
+    # pieces fixed: each trial is a pure partition question, quick to settle
+    table_keys = [_meld_key(m, spec) for m in table_list]
+    unchanged = _unchanged(table_list, found, spec, table_keys)
+    if prefer_unchanged:
+        found = _keep_more(table_list, rules, mode, found, unchanged, open_min)
+        unchanged = _unchanged(table_list, found, spec, table_keys)
     new_table = _arrange_table(table_list, found, spec)
     placed = sorted(found.placed, key=lambda f: (f.is_joker, f.suit, f.rank))
     value = sum(_piece_value(f, rules) for f in placed)

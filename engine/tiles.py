@@ -946,18 +946,23 @@ class TileGame(PieceGame):
         }
         pool = [i for m in self.turn.table for i in m.ids] + list(placed)
         claims = {tuple(sorted(m.ids)): m.claim for m in self.turn.table if m.claim is not None}
+        by_face: dict[Face, list[int]] = {}
+        for i in pool:
+            by_face.setdefault(self.deck[i], []).append(i)
         new_table = []
         for faces in melds:
             real = Counter(f for f in faces if not f.is_joker)
             ids = []
             for face in faces:
-                matches = [i for i in pool if self.deck[i] == face]
-                if face.is_joker:
-                    matches.sort(
-                        key=lambda i: -sum((real & Counter(homes[i])).values()) if i in homes else 1
-                    )
+                matches = by_face[face]
                 pick = matches[0]
-                pool.remove(pick)
+                if face.is_joker and len(matches) > 1:
+                    # the first joker whose old meld shares most real tiles with this one
+                    pick = min(
+                        matches,
+                        key=lambda i: -sum((real & Counter(homes[i])).values()) if i in homes else 1,
+                    )
+                matches.remove(pick)
                 ids.append(pick)
             new_table.append(Meld(self._arrange(ids), claims.get(tuple(sorted(ids)))))
         for meld in new_table:

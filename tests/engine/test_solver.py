@@ -314,3 +314,93 @@ def test_everything_placeable(preset):
     solution = solve([], hand, rules, opened=True)
     assert solution.count == 7
     check_solution([], hand, rules, solution, True)
+
+
+# -- the C searches against the pure-Python reference programme ----------------------------------
+
+
+def _solve_with(searcher, rebuilder, monkeypatch, *args, **kwargs):
+    import engine.solver as solver_module
+
+    with monkeypatch.context() as m:
+        m.setattr(solver_module, "_run_dp", searcher)
+        m.setattr(solver_module, "_rebuild", rebuilder)
+        return solve(*args, **kwargs)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    preset=st.sampled_from(sorted(PRESETS)),
+    seed=st.integers(0, 10**9),
+    opened=st.booleans(),
+    mode=st.sampled_from(["count", "value"]),
+    free=st.booleans(),
+    limit=st.sampled_from([0, 50, 4000]),
+)
+def test_c_searches_match_the_python_reference(
+    monkeypatch, preset, seed, opened, mode, free, limit
+):
+    """engine._dp (depth first, then the layered pass when ``DFS_LIMIT`` runs out: a limit of 0
+    or 50 forces the hand-over) finds the optimum of the pure-Python programme."""
+    import engine.solver as solver_module
+
+    rules = (FREE_JOKERS if free else PRESETS)[preset]
+    rng = random.Random(seed)
+    table, hand = random_position(rng, rules, rng.randint(2, 5), rng.randint(4, 9))
+    monkeypatch.setattr(solver_module, "DFS_LIMIT", limit)
+    ours = solve(table, hand, rules, opened=opened, mode=mode)
+    check_solution(table, hand, rules, ours, opened)
+    reference = _solve_with(
+        solver_module._reference_search,
+        solver_module._rebuild_reference,
+        monkeypatch,
+        table,
+        hand,
+        rules,
+        opened=opened,
+        mode=mode,
+    )
+    assert (ours.count, ours.value)[mode == "value"] == (reference.count, reference.value)[
+        mode == "value"
+    ]
+
+
+def test_c_passes_reach_the_reference_optimum_on_every_subproblem(monkeypatch):
+    """On every subproblem of a position with jokers, a locked run and two copies, both C
+    searches (depth first, layered) reach the Python programme's optimum with valid melds of
+    the same pieces."""
+    import engine.solver as solver_module
+
+    rules = RUMMIKUB
+    table = parse_melds("R3 J R5 R6, B7 K7 Y7, K1 K2 K3 K4, Y9 Y10 Y11")
+    hand = faces("R7 R8 B8 Y8 K8 Y12 J K5")
+    captured = []
+    run = solver_module._run_dp
+
+    def capture(problem, target, first=False):
+        captured.append((problem, target))
+        return run(problem, target, first)
+
+    monkeypatch.setattr(solver_module, "_run_dp", capture)
+    solve(table, hand, rules, opened=True)
+    assert captured
+    for problem, target in captured:
+        args = solver_module._dp_arguments(problem)
+        reference = solver_module._run_dp_reference(problem, target)
+        layered = solver_module._layers(args, target)
+        status, _spent, score, *played = solver_module._dp_call(
+            solver_module._dp.search, args, target, False, -1
+        )
+        assert (reference is None) == (layered is None) == (status == 0)
+        if reference is None:
+            continue
+        assert layered[0] == score == reference[0]
+        melds, placed = solver_module._rebuild_reference(problem, reference[1])
+        for found in (layered[1], solver_module._Played(*played)):
+            c_melds, c_placed = solver_module._rebuild(problem, found)
+            assert all(is_valid(m, rules.meld_spec) for m in c_melds)
+            table_pieces = Counter(f for m in melds for f in m) - Counter(placed)
+            assert Counter(f for m in c_melds for f in m) == table_pieces + Counter(c_placed)
+            assert len(c_placed) == len(placed)
