@@ -357,7 +357,7 @@ def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
     return out
 
 
-DFS_LIMIT = 4000
+DFS_LIMIT = 20000
 """States the depth-first search may visit before the layered pass takes over."""
 
 
@@ -1183,6 +1183,9 @@ def solve(
         _budget.left = previous
     with _recent_lock:
         _recent[key] = _copy_solution(solution)
+        if must_place is None and solution.count:
+            # the same table answers "place exactly these pieces" (the typed form of a hint)
+            _recent[(*key[:6], tuple(solution.placed), prefer_unchanged)] = _copy_solution(solution)
         while len(_recent) > _RECENT_SIZE:
             _recent.popitem(last=False)
     return solution
