@@ -951,13 +951,13 @@ class TileGame(PieceGame):
             by_face.setdefault(self.deck[i], []).append(i)
         new_table = []
         for faces in melds:
-            real = Counter(f for f in faces if not f.is_joker)
             ids = []
             for face in faces:
                 matches = by_face[face]
                 pick = matches[0]
                 if face.is_joker and len(matches) > 1:
                     # the first joker whose old meld shares most real tiles with this one
+                    real = Counter(f for f in faces if not f.is_joker)
                     pick = min(
                         matches,
                         key=lambda i: -sum((real & Counter(homes[i])).values()) if i in homes else 1,
@@ -966,6 +966,8 @@ class TileGame(PieceGame):
                 ids.append(pick)
             new_table.append(Meld(self._arrange(ids), claims.get(tuple(sorted(ids)))))
         for meld in new_table:
+            if not any(i in homes for i in meld.ids):
+                continue
             real = Counter(f for f in self.faces(meld.ids) if not f.is_joker)
             for i in meld.ids:
                 if i not in homes:
