@@ -360,11 +360,16 @@ def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
 DFS_LIMIT = 20000
 """States the depth-first search may visit before the layered pass takes over."""
 
+TRIAL_LIMIT = 3000
+"""States one tie-break trial (keep one more table meld unchanged) may cost; a trial that
+needs more is counted as "this meld changes" (the play stays optimal, only less tidy)."""
+
 
 def _run_dp(p: _Problem, target: int, first: bool = False) -> tuple[int, _Played] | None:
     """The best score (weighted rack pieces and rack jokers placed) of at least ``target`` and
     the play that reaches it, or None when none does (or no valid table exists). ``first``:
-    ``target`` is known to be the most there is, so the first play reaching it will do.
+    ``target`` is known to be the most there is, so the first play reaching it will do (a
+    tie-break trial: at most :data:`TRIAL_LIMIT` states, then None).
 
     Two exact searches over the states of :func:`_run_dp_reference`, both in ``engine._dp``:
     first depth first (the options placing most rack pieces first; a memo keeps an upper bound
@@ -373,17 +378,16 @@ def _run_dp(p: _Problem, target: int, first: bool = False) -> tuple[int, _Played
     :data:`DFS_LIMIT`, the layered pass (value by value, with dominance between states) takes
     over from above, starting from the best play the first search found."""
     args = _dp_arguments(p)
-    status, _spent, score, melds, placed, used = _dp_call(
-        _dp.search, args, target, first, DFS_LIMIT
-    )
+    limit = TRIAL_LIMIT if first else DFS_LIMIT
+    status, _spent, score, melds, placed, used = _dp_call(_dp.search, args, target, first, limit)
     if status == 1:
         return score, _Played(melds, placed, used)
     if status == 0:
         return None
     found = (score, _Played(melds, placed, used)) if melds is not None else None
     low = target if found is None else found[0] + 1
-    if first:
-        return found or _layers(args, target)
+    if first:  # a tie-break trial the search cannot settle quickly: the meld changes
+        return found
     goal, step = _upper_bound(p), 1
     while True:
         goal = max(goal, low)
