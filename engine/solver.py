@@ -31,9 +31,11 @@ The model (what "legal" means here)
   unaffected (in ``value`` mode they are simply not considered).
 * Value: a tile is worth its face value; a placed joker is worth ``rules.joker_penalty`` (what it
   would cost on the rack: 30 in Rummikub, 1 in Stein).
-* Ties (same count or value): the solver keeps as many table melds unchanged as it can, greedily:
-  no further single table meld can be kept unchanged without losing optimality (inclusion-
-  maximal, not always the minimum number of changed melds).
+* Ties (same count or value): the solver keeps table melds unchanged where it can, greedily and
+  with the placed pieces fixed: meld by meld in table order, a meld is kept when the other
+  pieces still make valid melds (inclusion-maximal for those pieces, not always the minimum
+  number of changed melds). A trial the search cannot settle within ``TRIAL_LIMIT`` states
+  counts as "this meld changes"; the play stays optimal either way.
 
 The algorithm
 -------------
@@ -47,8 +49,17 @@ on a real piece (with leading jokers in front), so no meld consists of jokers on
 each value the collected group pieces plus some jokers must split into groups: ``k`` groups of
 distinct colours exist exactly when every colour count is at most ``k``, ``k`` is at most the
 number of real pieces, and ``3k <= pieces + jokers <= 4k`` (deal the pieces round-robin).
-Every table piece must be used, rack pieces may be. States are dict entries keyed by one packed
-int, with back pointers for the reconstruction.
+Every table piece must be used, rack pieces may be. States are packed into one 128-bit key.
+
+The search runs in C (``engine/_dp.c``, built with the package), in two exact forms over the
+same states: first depth first with branch and bound (the options placing most rack pieces and
+fewest jokers first; a memo keeps, per state, an upper bound of what it can still add; a state
+that cannot beat the best play found so far is dropped; when the best play reaches the upper
+bound the search stops). Most positions are settled within ``DFS_LIMIT`` states; otherwise the
+layered pass (all states of one cell at a time, with back pointers) takes over from above, and a
+state is dropped when a twin that differs only in the colour just decided has runs at least as
+long and jokers to spare (it can do everything the dropped one can). The pure-Python programme
+:func:`_run_dp_reference` is kept as the reference the tests compare both against.
 
 Exact speed-ups: (1) the target is searched from above - first "every placeable rack piece",
 then lower in growing steps; a run with target T drops every state that cannot reach T even by

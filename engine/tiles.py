@@ -960,7 +960,9 @@ class TileGame(PieceGame):
                     real = Counter(f for f in faces if not f.is_joker)
                     pick = min(
                         matches,
-                        key=lambda i: -sum((real & Counter(homes[i])).values()) if i in homes else 1,
+                        key=lambda i: (
+                            -sum((real & Counter(homes[i])).values()) if i in homes else 1
+                        ),
                     )
                 matches.remove(pick)
                 ids.append(pick)
