@@ -10,9 +10,11 @@
  * a brute force.
  *
  * run(need, opt, weight, jw, jokers, jokers_need, open_min, canon, wrap, values, guesses,
- *     starts, ends, target, budget, blocks, build)
+ *     starts, ends, hints, target, budget, blocks, build)
  *   -> (status, spent, score, guess, decisions, melds, placed, jokers_used)
- *   need, opt, starts, ends: bytes of 4 * 15 cells ([colour * 15 + value]);
+ *   need, opt, starts, ends, hints: bytes of 4 * 15 cells ([colour * 15 + value]); hints say
+ *   how the table's own melds use the cell (group pieces | runs ended before << 2 | runs
+ *   starting << 4), which orders the options (never the answer);
  *   weight: bytes of 15 (per value); values: bytes of 13 (the order of the pass);
  *   guesses: bytes of native uint16, 4 codes per guess; budget: -1 for none.
  *   blocks: records (colour, start, end, n, n piece codes) of the locked runs;
@@ -172,11 +174,21 @@ static int slot_options(size_t first, int n1, int n2, int n3, int gap, int need,
 }
 
 /* _cell_options: the options of one cell from a colour state, cached; sets *start, *count */
+/* how far an option is from the table's own melds at this cell (``hint``: group pieces,
+ * runs that ended just before, runs that start here, 2 bits each): tried first when equal */
+static inline int mismatch(const Opt *o, int code, int hint) {
+    int n3 = (code >> 6) & 7;
+    int stops = n3 - o->a3 - o->k3, starts = o->s0 + o->s1 + o->s2;
+    return abs(o->g - (hint & 3)) + abs(stops - ((hint >> 2) & 3)) + abs(starts - ((hint >> 4) & 3));
+}
+
 static int cell_options(int code, int need, int opt, int free_, int lead_max, int force,
-                        int starts, int ends, int canon, uint32_t *start, uint32_t *count) {
+                        int starts, int ends, int canon, int hint, uint32_t *start,
+                        uint32_t *count) {
     uint64_t key = (uint64_t)code | (uint64_t)need << 12 | (uint64_t)opt << 18 |
                    (uint64_t)free_ << 24 | (uint64_t)lead_max << 30 | (uint64_t)force << 36 |
-                   (uint64_t)starts << 37 | (uint64_t)ends << 43 | (uint64_t)canon << 49;
+                   (uint64_t)starts << 37 | (uint64_t)ends << 43 | (uint64_t)canon << 49 |
+                   (uint64_t)hint << 50;
     key += 1;
     if (cache_n * 2 >= cache_cap) {
         size_t cap = cache_cap ? cache_cap * 2 : 1 << 12;
@@ -214,11 +226,16 @@ static int cell_options(int code, int need, int opt, int free_, int lead_max, in
                                      ends, lb, a1, a2, a3, lb, canon))
                         return -1;
             }
-    /* most rack pieces first, then fewest jokers (the search dives into these first) */
+    /* most rack pieces first, then closest to the table's own melds, then fewest jokers (the
+     * search dives into these first) */
     for (size_t i = first + 1; i < arena_n; i++) {
         Opt o = arena[i];
+        int mo = mismatch(&o, code, hint);
         size_t j = i;
-        while (j > first && (arena[j - 1].xo < o.xo || (arena[j - 1].xo == o.xo && arena[j - 1].y > o.y))) {
+        while (j > first) {
+            const Opt *q = &arena[j - 1];
+            int mq = mismatch(q, code, hint);
+            if (!(q->xo < o.xo || (q->xo == o.xo && (mq > mo || (mq == mo && q->y > o.y))))) break;
             arena[j] = arena[j - 1];
             j--;
         }
@@ -850,17 +867,18 @@ static PyObject *decision_object(const Opt *o) {
 }
 
 static PyObject *dp_run(PyObject *self, PyObject *args) {
-    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *blocks;
+    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *hints, *blocks;
     const char *gbuf;
-    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, blocks_n;
+    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, hints_n, blocks_n;
     int jw, jokers, jokers_need, open_min, canon, wrap, build;
     long long target, budget;
-    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#LLy#p", &need, &need_n, &opt, &opt_n, &weight,
-                          &weight_n, &jw, &jokers, &jokers_need, &open_min, &canon, &wrap, &values,
-                          &values_n, &gbuf, &g_n, &starts, &starts_n, &ends, &ends_n, &target,
-                          &budget, &blocks, &blocks_n, &build))
+    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#y#LLy#p", &need, &need_n, &opt, &opt_n,
+                          &weight, &weight_n, &jw, &jokers, &jokers_need, &open_min, &canon, &wrap,
+                          &values, &values_n, &gbuf, &g_n, &starts, &starts_n, &ends, &ends_n,
+                          &hints, &hints_n, &target, &budget, &blocks, &blocks_n, &build))
         return NULL;
-    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || weight_n != 15 ||
+    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || hints_n != 60 ||
+        weight_n != 15 ||
         values_n != 13 || g_n % 8 || jokers > 15 || open_min > 127) {
         PyErr_SetString(PyExc_ValueError, "engine._dp.run: malformed problem");
         return NULL;
@@ -910,7 +928,7 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
             if (score + (long long)(jokers - used) * jw + rest[i] < target) continue;
             int code = (int)((key >> sh) & CODE_MASK);
             uint32_t ostart, ocount;
-            if (cell_options(code, needc, o, jokers - used, lead, force, bs, be, canon, &ostart,
+            if (cell_options(code, needc, o, jokers - used, lead, force, bs, be, canon, hints[c * 15 + v], &ostart,
                              &ocount))
                 goto nomem;
             if (!ocount) continue;
@@ -1067,7 +1085,7 @@ typedef struct {
 } MemoSlot;
 
 typedef struct {
-    const unsigned char *need, *opt, *weight, *values, *starts, *ends;
+    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *hints;
     const uint16_t *guesses;
     int jw, jokers, jokers_need, open_min, canon, wrap, first_value;
     long long rest[53];
@@ -1183,7 +1201,8 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         int bs = x->starts[c * 15 + v], be = x->ends[c * 15 + v];
         int code = (int)((key >> sh) & CODE_MASK);
         uint32_t ostart, ocount;
-        if (cell_options(code, needc, o, x->jokers - used, lead, force, bs, be, x->canon, &ostart,
+        if (cell_options(code, needc, o, x->jokers - used, lead, force, bs, be, x->canon,
+                         x->hints[c * 15 + v], &ostart,
                          &ocount)) {
             x->oom = 1;
             return NEG;
@@ -1228,17 +1247,18 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
 }
 
 static PyObject *dp_search(PyObject *self, PyObject *args) {
-    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *blocks;
+    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *hints, *blocks;
     const char *gbuf;
-    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, blocks_n;
+    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, hints_n, blocks_n;
     int jw, jokers, jokers_need, open_min, canon, wrap, first;
     long long target, budget, limit;
-    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#LLy#pL", &need, &need_n, &opt, &opt_n,
+    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#y#LLy#pL", &need, &need_n, &opt, &opt_n,
                           &weight, &weight_n, &jw, &jokers, &jokers_need, &open_min, &canon, &wrap,
                           &values, &values_n, &gbuf, &g_n, &starts, &starts_n, &ends, &ends_n,
-                          &target, &budget, &blocks, &blocks_n, &first, &limit))
+                          &hints, &hints_n, &target, &budget, &blocks, &blocks_n, &first, &limit))
         return NULL;
-    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || weight_n != 15 ||
+    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || hints_n != 60 ||
+        weight_n != 15 ||
         values_n != 13 || g_n % 8 || jokers > 15 || open_min > 127) {
         PyErr_SetString(PyExc_ValueError, "engine._dp.search: malformed problem");
         return NULL;
@@ -1251,6 +1271,7 @@ static PyObject *dp_search(PyObject *self, PyObject *args) {
     x->values = values;
     x->starts = starts;
     x->ends = ends;
+    x->hints = hints;
     x->guesses = (const uint16_t *)gbuf;
     x->jw = jw;
     x->jokers = jokers;

@@ -313,6 +313,7 @@ class _Problem:
     blocks: list[_Block]
     face: type[Face]
     canonical: bool = True  # jokers only where needed, the rest added afterwards
+    hints: bytes = bytes(60)  # how the table's own melds use each cell (orders the search)
     _usable: list[list[int]] | None = None
 
     def usable(self) -> list[list[int]]:
@@ -428,6 +429,35 @@ def _dp_call(function, args: tuple, target: int, *more):
     return result
 
 
+def _table_hints(melds: Iterable[Sequence[Face]], spec: MeldSpec) -> bytes:
+    """Per cell (colour * 15 + value): how the table's melds use it, as ``engine._dp`` orders
+    its options by it (the play closest to the table is tried first): pieces in groups, runs
+    that ended just before this value (<< 2), runs that start at it (<< 4), each capped at 3."""
+    hints = [0] * 60
+    for meld in melds:
+        for cell, unit in _meld_hint(tuple(meld), spec):
+            if (hints[cell] // unit) & 3 != 3:
+                hints[cell] += unit
+    return bytes(hints)
+
+
+@lru_cache(maxsize=1 << 12)
+def _meld_hint(meld: tuple[Face, ...], spec: MeldSpec) -> tuple[tuple[int, int], ...]:
+    """The cells a valid meld uses and how (see :func:`_table_hints`)."""
+    found = readings(meld, spec)
+    if not found:
+        return ()
+    reading = found[0]
+    if reading.kind == "group":
+        return tuple((f.suit * 15 + f.rank, 1) for f in meld if not f.is_joker)
+    first, last = reading.stands_for[0], reading.stands_for[-1]
+    out = [(first.suit * 15 + first.rank, 16)]
+    after = last.rank % 13 + 1 if spec.run_mode == "wrap" else last.rank + 1
+    if after <= 13:
+        out.append((last.suit * 15 + after, 4))
+    return tuple(out)
+
+
 def _dp_arguments(p: _Problem) -> tuple:
     """The problem as ``engine._dp`` takes it (see the comment at the top of engine/_dp.c)."""
     jokers = p.jokers_need + p.jokers_opt
@@ -459,6 +489,7 @@ def _dp_arguments(p: _Problem) -> tuple:
         array("H", [code for g in guesses for code in g]).tobytes(),
         bytes(starts),
         bytes(ends),
+        p.hints,
         bytes(blocks),
     )
 
@@ -1004,9 +1035,12 @@ def _best(
     if rules.joker_meld_no_split:
         locked = [i for i in free if any(f.is_joker for f in table[i]) and is_valid(table[i], spec)]
     loose = [f for i in free if i not in locked for f in table[i]]
-    rack = Counter(hand)
-    pool = Counter(loose)
-    choice_lists = [_joker_meld_choices(i, table[i], spec, rack, pool) for i in locked]
+    choice_lists = []
+    if locked:
+        rack = Counter(hand)
+        pool = Counter(loose)
+        choice_lists = [_joker_meld_choices(i, table[i], spec, rack, pool) for i in locked]
+    hints = _table_hints([table[i] for i in free if i not in locked], spec)
     best: _Found | None = None
     for config in itertools.product(*choice_lists):
         need_faces = list(loose)
@@ -1064,6 +1098,7 @@ def _best(
             open_min,
             blocks,
             face_type,
+            hints=hints,
         )
         goal = target if best is None else max(target, best.score)
         result = _run_dp(problem, goal - constant, exact)
