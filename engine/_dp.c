@@ -435,8 +435,7 @@ static int pareto(Layer *L, int jw) {
     return 0;
 }
 
-/* Dominance on the colour just decided (linear runs only; see ``_dominates`` in solver.py): a
- * state is dropped when a twin that differs only in this colour's runs and scores as much can
+/* Dominance on the colour just decided: a state is dropped when a twin that differs only in this colour's runs and scores as much can
  * do everything it can: the twin's runs cover its runs (each at least as long) and every extra
  * run of the twin is long enough to end now. Kept states stay in their order. */
 static inline int code_dominates(unsigned a, unsigned b) {
@@ -786,18 +785,21 @@ static PyObject *rebuild(const unsigned char *need, const unsigned char *values,
             char *is_succ_src = calloc((size_t)S.n + 1, 1);
             if (!succ || !has_pred || !seen || !is_succ_src) goto out;
             for (int q = 0; q <= S.n; q++) succ[q] = -1;
+            /* heads in ascending guessed length; each takes the shortest free run end at
+             * least that long (real starts before guessed ones): the ends dominate the guess
+             * (see final_ok), so every short end finds a head and every head an end */
             for (int h = 0; h < heads[c].n; h++) {
                 int head = heads[c].ids[h], pred = -1;
-                /* ends: active runs, real starts before guessed ones (a stable sort) */
-                for (int pass = 0; pass < 2 && pred < 0; pass++)
-                    for (int q = 0; q < active[c].n; q++) {
-                        int id = active[c].ids[q];
-                        if ((S.s[id].guess > 0) != pass || is_succ_src[id]) continue;
-                        if (slot_cat(&S.s[id]) == S.s[head].guess) {
-                            pred = id;
-                            break;
+                for (int want = S.s[head].guess; want <= 3 && pred < 0; want++)
+                    for (int pass = 0; pass < 2 && pred < 0; pass++)
+                        for (int q = 0; q < active[c].n; q++) {
+                            int id = active[c].ids[q];
+                            if ((S.s[id].guess > 0) != pass || is_succ_src[id]) continue;
+                            if (slot_cat(&S.s[id]) == want) {
+                                pred = id;
+                                break;
+                            }
                         }
-                    }
                 if (pred < 0) {
                     PyErr_SetString(PyExc_RuntimeError, "engine._dp: no run for a guessed crossing");
                     goto out;
@@ -949,7 +951,7 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
                 if (layer_offer(nxt, nk, ns, si, (int32_t)(ostart + k))) goto nomem;
             }
         }
-        if (!wrap && dominate(nxt, c, canon && jokers, jw)) goto nomem;
+        if (dominate(nxt, c, canon && jokers, jw)) goto nomem;
         if (canon && jokers && pareto(nxt, jw)) goto nomem;
         spent += nxt->n;
         if (budget >= 0 && spent > budget) {
@@ -1000,7 +1002,7 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
                 if (wrap) {
                     uint64_t gi = (uint64_t)(key >> SH_GUESS);
                     unsigned gc = guesses[gi * 4 + c];
-                    if ((code & 63) != (gc & 63) || (code >> 6) < (gc >> 6)) bad = 1;
+                    if (!code_dominates(code, gc)) bad = 1;
                 } else if (code & OPEN_ENDS) {
                     bad = 1;
                 }
@@ -1149,7 +1151,8 @@ static int final_ok(const Dfs *x, u128 key) {
         unsigned code = (unsigned)((key >> (BITS * c)) & CODE_MASK);
         if (x->wrap) {
             unsigned gc = x->guesses[x->gi * 4 + c];
-            if ((code & 63) != (gc & 63) || (code >> 6) < (gc >> 6)) return 0;
+            if (!code_dominates(code, gc)) return 0; /* the runs open at the end carry on
+                                                         into the guessed crossing runs */
         } else if (code & OPEN_ENDS) {
             return 0;
         }

@@ -75,8 +75,8 @@ dropped (each unused joker is worth the same at the end).
 
 Wrap-around runs (Stein) form a cycle: the values are processed from a cut where the fewest runs
 can cross, each possible set of crossing runs (per colour: how many, with which length before the
-cut) is guessed and carried in the state, and the runs open at the end must be exactly the
-guessed ones. Runs longer than ``max_run`` never block a solution: they are split in two.
+cut) is guessed and carried in the state, and the runs open at the end must cover the guessed
+ones (each at least as long; extra ones long enough to end), as the dominance above requires. Runs longer than ``max_run`` never block a solution: they are split in two.
 """
 
 from __future__ import annotations
@@ -758,11 +758,24 @@ def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
                 for n3 in range(limit + 1 - n1 - n2):
                     codes.append((n1 + n2 + n3, _code(n1, n2, n3)))
         options.append((real, codes))
-    guesses = []
-    for combo in itertools.product(*(codes for _, codes in options)):
-        joker_crossings = sum(max(0, n - options[c][0]) for c, (n, _) in enumerate(combo))
-        if joker_crossings <= jokers:
-            guesses.append(tuple(code for _, code in combo))
+    # every combination whose runs beyond the real pieces at the cut need at most ``jokers``
+    # jokers, in itertools.product order (the first colour varies slowest)
+    guesses: list[tuple[int, ...]] = []
+    prefix: list[int] = []
+
+    def extend(colour: int, spent: int) -> None:
+        if colour == 4:
+            guesses.append(tuple(prefix))
+            return
+        real, codes = options[colour]
+        for n, code in codes:
+            more = spent + max(0, n - real)
+            if more <= jokers:
+                prefix.append(code)
+                extend(colour + 1, more)
+                prefix.pop()
+
+    extend(0, 0)
     return cut, guesses
 
 
