@@ -31,7 +31,8 @@ from typing import Any
 from engine.melds import is_valid
 from engine.pieces import Face, Tile, format_faces
 from engine.rules import RuleSet, preset
-from engine.solver import forget_recent, solve
+from engine.solver import SolverBudgetExceeded, forget_recent, solve
+from engine.tiles import HELP_BUDGET
 
 JOKER = Tile.joker()
 
@@ -135,18 +136,44 @@ def _stats(times: list[float]) -> dict[str, float]:
     }
 
 
-def timed_solve(table, hand, rules, mode, tidy: bool = True) -> tuple[Any, float]:
+def timed_solve(
+    table, hand, rules, mode, tidy: bool = True, budget: int | None = None
+) -> tuple[Any, float]:
     """Our solve of one position and its milliseconds (``tidy=False``: without the tie-break
-    that keeps table melds unchanged, i.e. the optimum and a table, as rummikub-solver gives)."""
+    that keeps table melds unchanged, i.e. the optimum and a table, as rummikub-solver gives).
+    With a ``budget`` (DP states) the solution is None when the search needs more."""
     forget_recent()  # no answer remembered from an earlier run
     start = time.perf_counter()
-    solution = solve(table, hand, rules, opened=True, mode=mode, prefer_unchanged=tidy)
+    try:
+        solution = solve(
+            table, hand, rules, opened=True, mode=mode, prefer_unchanged=tidy, budget=budget
+        )
+    except SolverBudgetExceeded:
+        solution = None
     return solution, (time.perf_counter() - start) * 1000
 
 
-def run(count: int, seed: int, preset_name: str, mode: str, compare: bool = True) -> dict:
+def run(
+    count: int = 40,
+    seed: int = 2015,
+    presets: tuple[str, ...] = ("rummikub", "stein"),
+    modes: tuple[str, ...] = ("count", "value"),
+    compare: bool = True,
+) -> dict:
+    """Every preset and mode (``python -m benchmarks`` calls this with the defaults)."""
+    return {
+        "reports": [run_one(count, seed, name, mode, compare) for name in presets for mode in modes]
+    }
+
+
+def run_one(count: int, seed: int, preset_name: str, mode: str, compare: bool = True) -> dict:
+    """One preset and mode. Stein positions are solved within the budget the bot gives
+    ``hint`` and ``place`` (``engine.tiles.HELP_BUDGET``): the report counts those beyond it
+    (the bot then answers "too involved", the computer player makes a simpler move); their
+    time until giving up is in the timings."""
     rules = preset(preset_name)
     cases = positions(count, seed, rules)
+    budget = HELP_BUDGET if rules.run_mode == "wrap" else None
     report: dict[str, Any] = {
         "preset": preset_name,
         "mode": mode,
@@ -156,9 +183,13 @@ def run(count: int, seed: int, preset_name: str, mode: str, compare: bool = True
     ours_times: list[float] = []
     ours_counts: list[int] = []
     ours_values: list[int] = []
+    beyond = 0
     for table, hand in cases:
-        solution, ms = timed_solve(table, hand, rules, mode)
+        solution, ms = timed_solve(table, hand, rules, mode, budget=budget)
         ours_times.append(ms)
+        if solution is None:
+            beyond += 1
+            continue
         ours_counts.append(solution.count)
         ours_values.append(solution.value)
     report["ours"] = {
@@ -166,6 +197,9 @@ def run(count: int, seed: int, preset_name: str, mode: str, compare: bool = True
         "tiles_placed": sum(ours_counts),
         "value_placed": sum(ours_values),
     }
+    if budget is not None:
+        report["ours"]["budget_states"] = budget
+        report["ours"]["beyond_budget"] = beyond
     if not compare or preset_name != "rummikub":
         report["theirs"] = {"skipped": "rummikub-solver models Rummikub rules only"}
         return report
@@ -242,6 +276,10 @@ def _print(report: dict) -> None:
                 if "tiles_placed" in data
                 else ""
             )
+            if "beyond_budget" in data:
+                placed += (
+                    f"  beyond the {data['budget_states']}-state budget: {data['beyond_budget']}"
+                )
             print(
                 f"  {who:23} median {data['median_ms']:8.3f} ms  p95 {data['p95_ms']:8.3f} ms  "
                 f"max {data['max_ms']:8.3f} ms{placed}"
@@ -273,11 +311,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-compare", action="store_true", help="measure ours only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    reports = [
-        run(args.positions, args.seed, name, mode, not args.no_compare)
-        for name in args.preset or ["rummikub", "stein"]
-        for mode in args.mode or ["count", "value"]
-    ]
+    reports = run(
+        args.positions,
+        args.seed,
+        tuple(args.preset or ["rummikub", "stein"]),
+        tuple(args.mode or ["count", "value"]),
+        not args.no_compare,
+    )["reports"]
     if args.json:
         json.dump(reports, sys.stdout, indent=2)
         print()

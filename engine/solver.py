@@ -759,20 +759,26 @@ def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
                     codes.append((n1 + n2 + n3, _code(n1, n2, n3)))
         options.append((real, codes))
     # every combination whose runs beyond the real pieces at the cut need at most ``jokers``
-    # jokers, in itertools.product order (the first colour varies slowest)
+    # jokers: per colour the codes grouped by the jokers they need, cheapest first
+    per_cost: list[list[tuple[int, list[int]]]] = []
+    for real, codes in options:
+        by_cost: dict[int, list[int]] = {}
+        for n, code in codes:
+            by_cost.setdefault(max(0, n - real), []).append(code)
+        per_cost.append(sorted(by_cost.items()))
     guesses: list[tuple[int, ...]] = []
     prefix: list[int] = []
 
     def extend(colour: int, spent: int) -> None:
-        if colour == 4:
-            guesses.append(tuple(prefix))
-            return
-        real, codes = options[colour]
-        for n, code in codes:
-            more = spent + max(0, n - real)
-            if more <= jokers:
+        for cost, codes in per_cost[colour]:
+            if spent + cost > jokers:
+                break
+            if colour == 3:
+                guesses.extend((*prefix, code) for code in codes)
+                continue
+            for code in codes:
                 prefix.append(code)
-                extend(colour + 1, more)
+                extend(colour + 1, spent + cost)
                 prefix.pop()
 
     extend(0, 0)
