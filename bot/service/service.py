@@ -60,6 +60,7 @@ from .outgoing import (
 )
 from .players import LEVELS, BotPlayer, FallbackPlayer, computer_player
 from .replay import END, TIMEOUT, apply_logged, restore, rules_of
+from .thinker import Thinker, ThinkerError
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,9 @@ class ServiceConfig:
     reminder_fraction: float = 0.25  # remind when this share of the turn time is left
     tick_seconds: float = 1.0  # how often timers are checked
     max_command_length: int = 2000
+    # computer players choose their moves in a worker process (bot.service.thinker), during
+    # their pause, instead of on the event loop where it delays every other game's commands
+    think_in_worker: bool = True
 
 
 @dataclass(eq=False, slots=True)
@@ -170,6 +174,9 @@ class GameService:
         self._render_checked = False
         self._stopping = False
         self._rematch_locks: dict[str, asyncio.Lock] = {}
+        # the worker only knows the standard computer players, not a test's own ones
+        use_worker = self.config.think_in_worker and players is computer_player
+        self._thinker: Thinker | None = Thinker() if use_worker else None
 
     # ================================================================== lifecycle
 
@@ -215,6 +222,9 @@ class GameService:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if self._thinker is not None:
+            await self._thinker.close()
+            self._thinker = Thinker()  # a later start() may use it again
 
     async def wait_idle(self) -> None:
         """Wait until no computer player is thinking or moving (for tests and the console)."""
@@ -921,22 +931,58 @@ class GameService:
             seat = live.state.current
             if not live.seats[seat].is_bot:
                 return
-            # a little jitter, so many computer players never move in lockstep
-            await self.clock.sleep(self.config.bot_pause * (0.5 + self._jitter.random()))
-            async with live.lock:
-                if live.status != "playing" or live.state.current != seat:
-                    continue
-                out = await self._bot_move(live, seat)
+            # the worker thinks during the pause (on the committed state)
+            thought = self._think(live, seat)
+            try:
+                # a little jitter, so many computer players never move in lockstep
+                await self.clock.sleep(self.config.bot_pause * (0.5 + self._jitter.random()))
+                async with live.lock:
+                    if live.status != "playing" or live.state.current != seat:
+                        continue
+                    out = await self._bot_move(live, seat, thought)
+            finally:
+                if thought is not None and not thought[1].done():
+                    thought[1].cancel()
             await self._emit(out)
 
-    async def _bot_move(self, live: LiveGame, seat: int) -> list[Outgoing]:
-        player = self._bot(live.seats[seat].level)
-        activity = live.all_bots
+    def _think(self, live: LiveGame, seat: int) -> tuple[int, asyncio.Future[str | None]] | None:
+        """Ask the worker for the move of ``seat`` on the committed state: (seq, future)."""
+        thinker = self._thinker
+        if thinker is None:
+            return None
+        if not thinker.ready:
+            thinker.warm_up()
+            return None
         try:
-            text = player.choose(live.state, seat)
+            return live.seq, thinker.choose(live.json, seat, live.seats[seat].level or "medium")
+        except ThinkerError:
+            return None
+
+    async def _choose(
+        self, live: LiveGame, seat: int, thought: tuple[int, asyncio.Future[str | None]] | None
+    ) -> str | None:
+        """The computer player's move: the worker's, when it answered for the state as it is
+        now, else chosen here on the event loop."""
+        if thought is not None and thought[0] == live.seq and live.json:
+            try:
+                return await thought[1]
+            except ThinkerError as exc:
+                log.warning("worker could not choose in game %s (%s); choosing here", live.id, exc)
+        player = self._bot(live.seats[seat].level)
+        try:
+            return player.choose(live.state, seat)
         except Exception:
             log.exception("computer player failed in game %s", live.id)
-            text = None
+            return None
+
+    async def _bot_move(
+        self,
+        live: LiveGame,
+        seat: int,
+        thought: tuple[int, asyncio.Future[str | None]] | None = None,
+    ) -> list[Outgoing]:
+        activity = live.all_bots
+        text = await self._choose(live, seat, thought)
         for attempt in range(2):
             if text:
                 try:

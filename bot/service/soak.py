@@ -73,12 +73,15 @@ async def run_soak(
     ack_path: str | Path | None = None,
     synchronous: str = "full",
     bot_pause: float = 0.0,
+    think_in_worker: bool = True,
 ) -> dict[str, Any]:
     """Play ``games`` computer-only games (resuming earlier runs); return the figures.
 
     ``bot_pause`` is each computer player's think time: 0 measures capacity (every game always
     wants to move, so latency is mostly queueing behind the other games' moves); a pause offers
-    a steady load and measures the latency players would see at that load."""
+    a steady load and measures the latency players would see at that load. With
+    ``think_in_worker`` computer players choose their moves in a worker process
+    (:mod:`bot.service.thinker`), as in the bot."""
     rules = get_preset(preset)
     count = players or min(4, rules.max_players)
     if level not in LEVELS:
@@ -96,7 +99,11 @@ async def run_soak(
     store = SqliteStore(db_path, synchronous=synchronous)
     await store.open()
     config = ServiceConfig(
-        pictures=pictures, bot_pause=bot_pause, abandon_after=None, lobby_expiry=None
+        pictures=pictures,
+        bot_pause=bot_pause,
+        abandon_after=None,
+        lobby_expiry=None,
+        think_in_worker=think_in_worker,
     )
     service = GameService(store, config=config, on_commit=on_commit)
     started = time.perf_counter()

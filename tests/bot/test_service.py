@@ -7,6 +7,8 @@ B9 B10 B11: exactly the 30 points an opening needs.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -472,3 +474,45 @@ async def test_a_store_failure_is_not_acknowledged(h: Harness):
     await h.store.open()
     assert not errors(await s.handle(game_id, "alice", "draw"))
     assert (await h.store.load_game(game_id)).seq == 1
+
+
+async def _all_bot_game(tmp_path: Path, name: str, *, worker: bool, kill_worker: bool = False):
+    """Play one computer-only game; returns (its command log, the worker's answers)."""
+    harness = Harness(tmp_path / f"{name}.sqlite3", think_in_worker=worker)
+    service = await harness.open()
+    thinker = service._thinker
+    assert (thinker is not None) == worker
+    if thinker is not None:
+        thinker.warm_up()
+        for _ in range(600):  # the worker starts in the background; wait for it (at most 60 s)
+            if thinker.ready:
+                break
+            await asyncio.sleep(0.1)
+        assert thinker.ready
+        if kill_worker:
+            os.kill(thinker.worker_pid, signal.SIGKILL)
+    game_id, _ = await service.create_game("host", "rummikub", seed=11, seat_host=False)
+    for _ in range(3):
+        assert not errors(await service.add_bot(game_id, "host", "easy"))
+    assert not errors(await service.start_game(game_id, "host"))
+    await service.wait_finished(game_id)
+    answers = thinker.answers if thinker is not None else 0
+    record = await harness.store.load_game(game_id)
+    assert record.status == "finished"
+    assert await verify_game(harness.store, record) == []
+    log = [(c.seat, c.text) for c in await harness.store.commands(game_id)]
+    await harness.close()
+    return log, answers
+
+
+async def test_computer_players_choose_the_same_moves_in_the_worker(tmp_path: Path):
+    here, none = await _all_bot_game(tmp_path, "loop", worker=False)
+    there, answers = await _all_bot_game(tmp_path, "worker", worker=True)
+    assert none == 0 and answers > 0
+    assert there == here
+
+
+async def test_a_dead_worker_does_not_stop_computer_players(tmp_path: Path):
+    here, _ = await _all_bot_game(tmp_path, "loop", worker=False)
+    there, _ = await _all_bot_game(tmp_path, "killed", worker=True, kill_worker=True)
+    assert there == here

@@ -180,6 +180,43 @@ async def test_group_commit_isolates_a_bad_write(store: SqliteStore):
         assert (await store.load_game(f"g{k}")).seq == 1
 
 
+async def test_a_batch_of_many_games_is_written_row_for_row(store: SqliteStore):
+    # one multi-row statement per batch: every game still gets exactly its own values
+    for k in range(30):
+        await started(store, f"g{k}")
+    await asyncio.gather(
+        *(
+            store.append_command(
+                write(
+                    1,
+                    f"g{k}",
+                    text=f"t{k}",
+                    snapshot_json=None if k % 2 else f"[{k}]",
+                    activity=k % 3 != 0,
+                    deadline=None if k % 5 == 0 else T0 + k,
+                )
+            )
+            for k in range(30)
+        )
+    )
+    for k in range(30):
+        loaded = await store.load_game(f"g{k}")
+        assert loaded.seq == 1
+        assert loaded.snapshot_seq == (0 if k % 2 else 1)
+        assert loaded.snapshot_json == ('{"deal":1}' if k % 2 else f"[{k}]")
+        assert loaded.last_activity == (T0 if k % 3 == 0 else T0 + 1)
+        assert loaded.deadline == (None if k % 5 == 0 else T0 + k)
+        assert [c.text for c in await store.commands(f"g{k}")] == [f"t{k}"]
+
+
+async def test_two_commands_of_one_game_in_one_batch_go_in_order(store: SqliteStore):
+    await started(store)
+    await store.append_command(write(1))
+    await asyncio.gather(store.append_command(write(2)), store.append_command(write(3)))
+    assert [c.seq for c in await store.commands("g1")] == [1, 2, 3]
+    assert (await store.load_game("g1")).seq == 3
+
+
 async def test_finishing_write_stores_results_and_ladder_rows(store: SqliteStore):
     await started(store)
     rows = tuple(
