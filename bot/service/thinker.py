@@ -22,6 +22,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -69,7 +70,10 @@ class Thinker:
             return
         # spawn, not fork: the service runs threads (aiosqlite) that a fork would copy mid-step
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_watch_parent,
+            initargs=(os.getpid(),),
         )
         self._warming = self._pool.submit(_warm)
 
@@ -120,6 +124,18 @@ class Thinker:
 # ------------------------------------------------------------------------------ the worker
 
 _players: dict[str, Any] = {}
+
+
+def _watch_parent(parent: int) -> None:
+    """In the worker: exit when the service's process is gone (killed, or ended without
+    shutting the pool down), so no worker outlives its service."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 def _warm() -> int:
