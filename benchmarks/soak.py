@@ -97,7 +97,7 @@ def summary(runs: list[dict]) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__)
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--concurrency", type=int, default=500)
@@ -112,7 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-worker", action="store_true", help="computer players think on the event loop"
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def run(argv: list[str] | None = None, echo: bool = False) -> dict:
+    """The soak runs (``argv`` as on the command line; ``python -m benchmarks`` uses the
+    defaults): the figures per run, their summary, and which targets are met."""
+    args = _parser().parse_args(argv or [])
     if args.cpu is not None:
         os.sched_setaffinity(0, {args.cpu})
     runs = {"capacity": 0.0, "load": args.pause}
@@ -126,9 +132,10 @@ def main(argv: list[str] | None = None) -> int:
             for name, pause in runs.items():
                 figures = one_run(Path(tmp) / f"{name}-{number}.sqlite3", args, pause)
                 results[name].append(figures)
-                print(json.dumps({name: figures}), flush=True)
+                if echo:
+                    print(json.dumps({name: figures}), flush=True)
     report = {name: summary(items) for name, items in results.items()}
-    if args.repeat > 1:
+    if echo and args.repeat > 1:
         for name, figures in report.items():
             print(json.dumps({f"{name} over {args.repeat} runs": figures}), flush=True)
     checks = {}
@@ -141,8 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     latency = report.get("load", report.get("capacity"))
     checks["p99_ms"] = latency["p99_ms"]["median"] <= TARGETS["p99_ms"]
-    print(json.dumps({"targets": TARGETS, "met": checks}))
-    return 0 if all(checks.values()) else 1
+    return {"runs": results, "summary": report, "targets": TARGETS, "met": checks}
+
+
+def main(argv: list[str] | None = None) -> int:
+    result = run(argv if argv is not None else sys.argv[1:], echo=True)
+    print(json.dumps({"targets": result["targets"], "met": result["met"]}))
+    return 0 if all(result["met"].values()) else 1
 
 
 if __name__ == "__main__":
