@@ -372,6 +372,10 @@ def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
 DFS_LIMIT = 20000
 """States the depth-first search may visit before the layered pass takes over."""
 
+WRAP_DFS_LIMIT = 500_000
+"""The same for wrap-around runs (Stein), where the layered pass is much slower (no canonical
+jokers, a guess per set of crossing runs)."""
+
 TRIAL_LIMIT = 3000
 """States one tie-break trial (keep one more table meld unchanged) may cost; a trial that
 needs more is counted as "this meld changes" (the play stays optimal, only less tidy)."""
@@ -390,7 +394,7 @@ def _run_dp(p: _Problem, target: int, first: bool = False) -> tuple[int, _Played
     :data:`DFS_LIMIT`, the layered pass (value by value, with dominance between states) takes
     over from above, starting from the best play the first search found."""
     args = _dp_arguments(p)
-    limit = TRIAL_LIMIT if first else DFS_LIMIT
+    limit = TRIAL_LIMIT if first else WRAP_DFS_LIMIT if p.wrap else DFS_LIMIT
     status, _spent, score, melds, placed, used = _dp_call(_dp.search, args, target, first, limit)
     if status == 1:
         return score, _Played(melds, placed, used)
