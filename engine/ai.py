@@ -10,12 +10,19 @@ games: ``romme``, ``rummy``):
   and discards the tile with the fewest partners in the rack; Rummikub draws when nothing can be
   placed. Card games: the exact best plan of melds and lay-offs (``engine.cardplan``), the top
   discard only when it makes a meld with the hand, and a discard with the fewest partners.
-- ``strong``: the solver plus strategy (see :func:`_strong_tile_turn` and :func:`_strong_card_discard`):
-  it counts what has been seen (discards, table, own rack) to tell live tiles from dead ones,
-  draws from the pool first and then picks from the discard stock when a tile completes or
-  extends a combination (source text 000, "Aufnehmen"), keeps flexible tiles and jokers, discards
-  dead tiles and doubles whose twin is on the table ("Ablegen"), claims the groups of four it
-  lays (Stein Plus), and in card games discards what the others cannot use.
+- ``strong``: the solver plus strategy (see :func:`_strong_tile_turn` and :func:`_strong_card_discard`).
+  Tile games: it *hoards*. Everything laid on the table helps the other players (the medium
+  players rearrange the whole table with the exact solver) and brings nobody closer to winning
+  unless the rack empties, so after the smallest legal opening (Rummikub: the fewest tiles
+  worth 30, without the joker when possible; Stein: one meld) it lays nothing until it can lay
+  the whole rack in one turn (the rack's own melds plus the rest fitted into the table), and
+  meanwhile draws (Rummikub; once the pool is empty it lays what it can) or discards the least
+  useful piece outside its own melds (Stein). In Stein it also counts what has been seen
+  (discards, table, own rack) to tell live tiles from dead ones, draws from the pool first and
+  then picks from the discard stock when a tile completes or extends a combination (source
+  text 000, "Aufnehmen"), discards dead tiles and doubles whose twin is on the table
+  ("Ablegen"), and in Stein Plus lays and claims its groups of four (a claim helps nobody
+  else). Card games: it discards what the others cannot use.
 
 A turn may take several calls: a player that has to draw first returns only the draw (the cards
 or tiles drawn are not known before), and is asked again for the rest of the turn, exactly as the
@@ -27,6 +34,7 @@ what the seat may see: its own rack, the table, the discards and the number of p
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -73,7 +81,9 @@ class _TooHard(Exception):
     """The exact play is out of the budget (or cannot be typed): make a simple move."""
 
 
-def _solve(game, seat: int, mode: str = "count", hand: Sequence[Face] | None = None):
+def _solve(
+    game, seat: int, mode: str = "count", hand: Sequence[Face] | None = None, *, whole=False
+):
     """The solver's best play for the seat on its working table (others' claims fixed), or
     None when nothing can be placed; raises :class:`_TooHard` beyond :data:`AI_BUDGET`."""
     from .solver import SolverBudgetExceeded, solve
@@ -89,6 +99,7 @@ def _solve(game, seat: int, mode: str = "count", hand: Sequence[Face] | None = N
             opened=game.opened[seat],
             mode=mode,  # type: ignore[arg-type]
             fixed=game._fixed_melds(seat),
+            must_place=rack if whole else None,
             budget=AI_BUDGET,
         )
     except SolverBudgetExceeded:
@@ -248,14 +259,17 @@ def _placement_commands(game, seat: int, solution) -> tuple[list[str], list[list
 
 def _checked(game, seat: int, place: tuple[list[str], list[list[Face]]]):
     """A ``place`` play where the engine offers it (the host may switch help off). The engine
-    re-solves with the pieces fixed, within the same budget our search kept to."""
+    re-solves with the pieces fixed (its table may differ from ours) and refuses a table that
+    moves a table joker away from its meld, which the solver does not model: the play is
+    tried on a copy, and the table it really leaves is returned."""
     if not game.rules.help_allowed:
         raise _TooHard
-    try:  # the engine also keeps table jokers in their melds, which the solver does not model
-        game.check_solution(place[1], parse_faces(place[0][0].removeprefix("place "), "tile"))
+    probe = game.copy()
+    try:
+        probe.apply(seat, place[0][0])
     except RummyError:
         raise _TooHard from None
-    return place
+    return place[0], [list(m) for m in probe.table_faces(working=True)]
 
 
 def _turn_started(game) -> bool:
@@ -342,7 +356,7 @@ def _finish_tile_turn(game, seat: int, level: str, rng: random.Random) -> list[s
     if not game.is_stein or not rack:
         return [*out, "done"]
     if level == "strong":
-        return [*out, f"discard {_strong_discard(game, seat, rack, rng)}"]
+        return [*out, f"discard {_hoard_discard(game, seat, rack, rng)}"]
     return [*out, f"discard {_discard_by_partners(rack, rng)}"]
 
 
@@ -561,11 +575,12 @@ def _best_pick(game, seat: int, rng: random.Random, *, must: bool) -> Face | Non
 
 
 def _strong_tile_turn(game, seat: int, rng: random.Random) -> list[str]:
-    """Strong play once the draws are done.
+    """Strong play once the draws are done: hoard, and go out in one turn.
 
-    Rummikub: :func:`_strong_rummikub_play` (hold back self-sufficient melds). Stein: the greedy play (the joker kept unless it
-    earns a tile), then claims (Stein Plus, in a second call on the new table numbering) and the
-    strong discard (:func:`_strong_discard`)."""
+    Whatever a player lays helps the others (the medium players rearrange the whole table with
+    the exact solver) and brings the player no closer to winning unless the rack empties, so the
+    strong player lays as little as it can until it can go out at once: Rummikub
+    :func:`_strong_rummikub_play`, Stein :func:`_strong_stein_play`."""
     rack = game.faces(game.turn.rack)
     if not game.is_stein:
         try:
@@ -573,49 +588,204 @@ def _strong_tile_turn(game, seat: int, rng: random.Random) -> list[str]:
         except _TooHard:
             out = _simple_play(game, seat, rack)[0]
             return [*out, "done"] if out else ["draw"]
+    return _strong_stein_play(game, seat, rack, rng)
+
+
+def _strong_rummikub_play(game, seat: int, rack: list[Face]) -> list[str]:
+    """Strong Rummikub: open with the fewest tiles that reach 30 (without a joker when the
+    rack allows), then draw every turn until the whole rack can be laid in one turn; only once
+    the pool is empty (drawing is a pass) it lays what it can, as the greedy player does.
+
+    Going out is found in two ways: the rack's own melds (:func:`_self_sufficient`) laid as new
+    melds and every other tile fitted into the table by the solver (a small search even for a
+    large rack), or the solver on the whole rack (within :data:`AI_BUDGET`)."""
+    if not game.opened[seat]:
+        return _strong_opening(game, seat, rack)
+    out = _going_out(game, seat, rack)
+    if out is not None:
+        return [*out, "done"]
+    if game.pool:
+        return ["draw"]
+    full = _solve_or_none(game, seat, None)
+    out = _commands_or_none(game, seat, full) if full is not None else None
+    if out is None:
+        out = _simple_play(game, seat, rack)[0]
+    return [*out, "done"] if out else ["draw"]
+
+
+def _going_out(game, seat: int, rack: list[Face]) -> list[str] | None:
+    """Commands that lay the whole rack (Rummikub), or None."""
+    melds = _self_sufficient(rack, game.rules)
+    junk = _minus(rack, [f for m in melds for f in m])
+    lay = ["meld " + " | ".join(format_faces(m) for m in melds)] if melds else []
+    if not junk:
+        return lay
+    fit = _solve_or_none(game, seat, junk, whole=True)
+    if fit is not None and fit.count == len(junk):
+        out = _commands_or_none(game, seat, fit)
+        if out is not None:
+            return [*out, *lay]
+    full = _solve_or_none(game, seat, None, whole=True)
+    if full is not None and full.count == len(rack):
+        return _commands_or_none(game, seat, full)
+    return None
+
+
+def _solve_or_none(game, seat: int, hand: Sequence[Face] | None, *, whole=False):
+    """:func:`_solve`, None beyond the budget (``whole``: all of the pieces or nothing)."""
+    try:
+        return _solve(game, seat, hand=hand, whole=whole)
+    except _TooHard:
+        return None
+
+
+def _commands_or_none(game, seat: int, solution) -> list[str] | None:
+    """The solution as commands (:func:`_placement_commands`), None when they cannot be typed
+    (the engine's joker rule refuses the ``place``)."""
+    try:
+        return _placement_commands(game, seat, solution)[0]
+    except _TooHard:
+        return None
+
+
+def _strong_opening(game, seat: int, rack: list[Face]) -> list[str]:
+    """Rummikub's opening: the solver's best opening, without the joker when the rack can open
+    without it, cut down to the fewest tiles that reach the minimum (:func:`_minimal_melds`)."""
+    solution = _solve(game, seat)
+    if solution is None or solution.count == 0:
+        return ["draw"]
+    if solution.count == len(rack):
+        return [*_placement_commands(game, seat, solution)[0], "done"]
+    if any(f.is_joker for f in solution.placed):
+        plain = _solve(game, seat, hand=[f for f in rack if not f.is_joker])
+        if plain is not None and plain.count > 0:
+            solution = plain
+    melds = _new_melds(game, solution)
+    chosen = _minimal_melds(melds, game.rules)
+    text = "meld " + " | ".join(format_faces(m) for m in chosen or [])
+    if chosen is not None and len(chosen) < len(melds):
+        try:  # a joker's value depends on its reading: let the engine count the points
+            game.copy().apply(seat, text)
+            return [text, "done"]
+        except RummyError:
+            pass
+    return [*_placement_commands(game, seat, solution)[0], "done"]
+
+
+def _new_melds(game, solution) -> list[list[Face]]:
+    """The melds of a solution's table that are not on the working table (an opening's melds)."""
+    old = Counter(tuple(m) for m in game.table_faces(working=True))
+    new = []
+    for m in solution.table:
+        if old[tuple(m)]:
+            old[tuple(m)] -= 1
+        else:
+            new.append(list(m))
+    return new
+
+
+def _minimal_melds(melds: list[list[Face]], rules) -> list[list[Face]] | None:
+    """The subset of ``melds`` with the fewest pieces worth at least the opening minimum (ties:
+    fewer jokers, more value); None when no subset reaches it."""
+    spec = rules.meld_spec
+    values = [readings(m, spec)[0].value for m in melds]
+    best = None
+    for r in range(1, len(melds) + 1):
+        for combo in itertools.combinations(range(len(melds)), r):
+            value = sum(values[i] for i in combo)
+            if value < rules.opening_minimum:
+                continue
+            jokers = sum(1 for i in combo for f in melds[i] if f.is_joker)
+            key = (sum(len(melds[i]) for i in combo), jokers, -value)
+            if best is None or key < best[0]:
+                best = (key, combo)
+    return None if best is None else [melds[i] for i in best[1]]
+
+
+def _strong_stein_play(game, seat: int, rack: list[Face], rng: random.Random) -> list[str]:
+    """Strong Stein: go out when it can (the greedy play or the rack's own melds plus the rest
+    fitted into the table leave at most the discard); before the opening lay only the smallest
+    meld of the greedy opening; after it lay nothing, keep the rack's melds and discard the
+    least useful other piece (:func:`_strong_discard`)."""
+    spec = game.rules.meld_spec
+    if game.opened[seat]:
+        out = _stein_going_out(game, seat, rack)
+        if out is not None:
+            return out
     out, table, left, deferred = _greedy_play(game, seat, rack)
     if deferred:
         return out
     if not left:
         return [*out, "done"]
-    if out and game.rules.claims and any(_is_group_of_four(m, game.rules.meld_spec) for m in table):
-        return out  # claims and the discard in the next call, on the new table numbering
-    return [*out, f"discard {_strong_discard(game, seat, left, rng)}"]
+    if len(left) <= 1:
+        if out and game.rules.claims and any(_is_group_of_four(m, spec) for m in table):
+            return out  # claims and the discard in the next call, on the new table numbering
+        return [*out, f"discard {left[0]}"]
+    if not game.opened[seat] and out and out[0].startswith("meld") and len(out) == 1:
+        opening = [parse_faces(t, "tile") for t in out[0].removeprefix("meld ").split(" | ")]
+        first = min(opening, key=lambda m: (any(f.is_joker for f in m), len(m)))
+        out, left = [f"meld {format_faces(first)}"], _minus(rack, first)
+        if game.rules.claims and _is_group_of_four(first, spec):
+            return out  # the claim and the discard in the next call
+    elif game.opened[seat]:
+        out, left = [], list(rack)
+        if game.rules.claims:  # a claimed group helps nobody else: lay it and claim it
+            real = [f for f in rack if not f.is_joker]
+            fours = [m for m in _self_sufficient(real, game.rules) if _is_group_of_four(m, spec)]
+            if fours:
+                return ["meld " + " | ".join(format_faces(m) for m in fours)]
+    return [*out, f"discard {_hoard_discard(game, seat, left, rng)}"]
 
 
-def _strong_rummikub_play(game, seat: int, rack: list[Face]) -> list[str]:
-    """Strong Rummikub after its opening: hold back self-sufficient melds.
-
-    Melds the rack can make on its own stay on the rack as long as the rest of the rack still
-    places at least one tile (so the player never draws because of holding back): they can
-    be laid in the turn that goes out, and until then they give the other players nothing to
-    lay off on or rearrange with. The greedy play (most tiles) is made when it empties the
-    rack, before the opening, or when holding back would mean drawing."""
-    from .solver import solve
-
-    solution = _solve(game, seat)
-    if solution is None or solution.count == 0:
-        return ["draw"]
-    if not game.opened[seat] or solution.count == len(rack):
-        return [*_placement_commands(game, seat, solution)[0], "done"]
-    held = _self_sufficient(rack, game.rules, solve)
-    if held:
-        rest = _minus(rack, held)
-        reduced = _solve(game, seat, hand=rest) if rest else None
-        if reduced is not None and reduced.count > 0:
-            solution = reduced
-    return [*_placement_commands(game, seat, solution)[0], "done"]
+def _hoard_discard(game, seat: int, pieces: Sequence[Face], rng: random.Random) -> Face:
+    """The strong Stein discard: the least useful piece (:func:`_strong_discard`) outside the
+    melds the pieces make on their own (those are kept for going out)."""
+    real = [f for f in pieces if not f.is_joker]
+    junk = _minus(real, [f for m in _self_sufficient(real, game.rules) for f in m])
+    return _strong_discard(game, seat, junk or real or list(pieces), rng)
 
 
-def _self_sufficient(rack: Sequence[Face], rules, solve) -> list[Face]:
-    """The rack pieces of the most tiles the rack can meld on its own (solver, empty table)."""
-    from .solver import SolverBudgetExceeded
+def _stein_going_out(game, seat: int, rack: list[Face]) -> list[str] | None:
+    """Stein: commands that leave at most one piece (discarded), laying the rack's own melds
+    as new melds and fitting the other pieces into the table (the joker by
+    :func:`_joker_play`); None when that does not empty the hand."""
+    spec = game.rules.meld_spec
+    real = [f for f in rack if not f.is_joker]
+    jokers = [f for f in rack if f.is_joker]
+    melds = _self_sufficient(real, game.rules)
+    junk = _minus(real, [f for m in melds for f in m])
+    lay = ["meld " + " | ".join(format_faces(m) for m in melds)] if melds else []
+    out: list[str] = []
+    table = [list(m) for m in game.table_faces(working=True)]
+    left = junk + jokers
+    if junk:
+        fit = _solve_or_none(game, seat, junk)
+        if fit is not None and fit.count:
+            try:
+                out, table = _placement_commands(game, seat, fit)
+            except _TooHard:
+                return None
+            left = _minus(junk, fit.placed) + jokers
+    more, rest = _joker_play(table + [list(m) for m in melds], left, spec)
+    if len(rest) > 1 or (more and more[0].startswith("add") and out and out[0].startswith("place")):
+        return None
+    play = [*out, *lay, *more]
+    if game.rules.claims and any(_is_group_of_four(m, spec) for m in melds):
+        return play  # claims and the discard in the next call
+    return [*play, f"discard {rest[0]}"] if rest else [*play, "done"]
 
+
+def _self_sufficient(rack: Sequence[Face], rules) -> list[list[Face]]:
+    """The melds of the most tiles the rack can meld on its own (solver, empty table)."""
+    from .solver import SolverBudgetExceeded, solve
+
+    if len(rack) < 3:
+        return []
     try:
         alone = solve([], list(rack), rules, opened=True, budget=AI_BUDGET)
     except SolverBudgetExceeded:
         return []
-    return list(alone.placed)
+    return [list(m) for m in alone.table]
 
 
 def _is_group_of_four(meld: Sequence[Face], spec) -> bool:

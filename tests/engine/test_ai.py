@@ -223,6 +223,46 @@ def test_medium_places_the_most_tiles_and_ends_the_turn():
     assert [str(f) for f in g.faces(g.racks[0])] == ["K1"]
 
 
+def test_strong_rummikub_draws_rather_than_feed_the_table():
+    """Strong lays nothing after its opening until it can lay the whole rack."""
+    g = TileGame.position(preset("rummikub"), "B2 B3 B4", ["B5 R7 R8 R9 K1"], opened=(True,))
+    assert choose_move(g, 0, level="strong") == "draw"
+    assert choose_move(g, 0, level="medium") != "draw"
+
+
+def test_strong_rummikub_goes_out_in_one_turn():
+    g = TileGame.position(
+        preset("rummikub"), "B2 B3 B4 | Y9 Y10 Y11", ["B5 R7 R8 R9 Y12 J"], opened=(True,)
+    )
+    g.apply(0, choose_move(g, 0, level="strong"))
+    assert g.status == "finished" and g.result.winner == 0
+
+
+def test_strong_rummikub_opens_with_the_fewest_tiles_and_keeps_its_joker():
+    g = TileGame.position(
+        preset("rummikub"), "", ["R10 B10 Y10 K1 K2 K3 Y5 Y6 Y7 B13 J R4"], opened=(False,)
+    )
+    g.apply(0, choose_move(g, 0, level="strong"))
+    assert g.opened[0]
+    assert sorted(map(str, g.faces(g.racks[0]))) == sorted(
+        ["K1", "K2", "K3", "Y5", "Y6", "Y7", "B13", "J", "R4"]
+    )
+
+
+def test_strong_stein_keeps_its_melds_and_discards_a_loose_tile():
+    g = TileGame.position(preset("stein"), "R1 R2 R3", ["B5 B6 B7 Y9 Y9 K12 R7 J"], opened=(True,))
+    text = choose_move(g, 0, level="strong")
+    assert text.startswith("discard ") and text.split()[1] in ("K12", "R7", "Y9")
+    g.apply(0, text)
+    assert g.current != 0 and len(g.table) == 1
+
+
+def test_strong_stein_goes_out_when_its_melds_and_the_rest_fit():
+    g = TileGame.position(preset("stein"), "R1 R2 R3", ["B5 B6 B7 R4 K11 J"], opened=(True,))
+    g.apply(0, choose_move(g, 0, level="strong"))
+    assert g.status == "finished" and g.result.winner == 0
+
+
 def test_the_card_players_pick_a_discard_that_makes_a_meld():
     g = CardGame.position(
         preset("rummy"), "", ["5H 6H KS 2C", "AS"], discards="7H", pool="3D 9C", drawn=False
