@@ -64,6 +64,9 @@ from .thinker import Thinker, ThinkerError
 
 log = logging.getLogger(__name__)
 
+WORKER_LEVELS = frozenset({"medium", "strong"})
+"""Computer players whose moves are chosen in the worker process (they run the solver)."""
+
 Sink = Callable[[list[Outgoing]], Awaitable[None] | None]
 CommitHook = Callable[[str, int, int | None, str, float], None]
 ResultHook = Callable[[GameRecord, Result, float], Sequence[KvRow]]
@@ -946,15 +949,18 @@ class GameService:
             await self._emit(out)
 
     def _think(self, live: LiveGame, seat: int) -> tuple[int, asyncio.Future[str | None]] | None:
-        """Ask the worker for the move of ``seat`` on the committed state: (seq, future)."""
+        """Ask the worker for the move of ``seat`` on the committed state: (seq, future).
+        Only for the levels that use the solver: an ``easy`` move costs less on the loop than
+        sending the game to the worker (measured by benchmarks/soak.py)."""
         thinker = self._thinker
-        if thinker is None:
+        level = live.seats[seat].level or "medium"
+        if thinker is None or level not in WORKER_LEVELS:
             return None
         if not thinker.ready:
             thinker.warm_up()
             return None
         try:
-            return live.seq, thinker.choose(live.json, seat, live.seats[seat].level or "medium")
+            return live.seq, thinker.choose(live.json, seat, level)
         except ThinkerError:
             return None
 

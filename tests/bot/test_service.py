@@ -492,8 +492,8 @@ async def _all_bot_game(tmp_path: Path, name: str, *, worker: bool, kill_worker:
         if kill_worker:
             os.kill(thinker.worker_pid, signal.SIGKILL)
     game_id, _ = await service.create_game("host", "rummikub", seed=11, seat_host=False)
-    for _ in range(3):
-        assert not errors(await service.add_bot(game_id, "host", "easy"))
+    for _ in range(3):  # medium: the levels the worker thinks for
+        assert not errors(await service.add_bot(game_id, "host", "medium"))
     assert not errors(await service.start_game(game_id, "host"))
     await service.wait_finished(game_id)
     answers = thinker.answers if thinker is not None else 0
