@@ -311,26 +311,34 @@ static int layer_grow(Layer *L) {
     return 0;
 }
 
-/* keep the best score per key (the first one on ties), as ``if old is None or ns > old[0]`` */
-static int layer_offer(Layer *L, u128 key, int32_t score, int32_t prev, int32_t dec) {
+/* the entry holding ``key`` (or -1), and in *slot where it is or would go */
+static inline int32_t layer_find(const Layer *L, u128 key, uint32_t *slot) {
     uint32_t h = (uint32_t)hash128(key) & L->mask;
     for (;;) {
         int32_t i = L->tab[h];
-        if (i < 0) break;
-        if (L->e[i].key == key) {
-            if (score > L->e[i].score) {
-                L->e[i].score = score;
-                L->e[i].prev = prev;
-                L->e[i].dec = dec;
-            }
-            return 0;
+        if (i < 0 || L->e[i].key == key) {
+            *slot = h;
+            return i;
         }
         h = (h + 1) & L->mask;
     }
+}
+
+/* keep the best score per key (the first one on ties), as ``if old is None or ns > old[0]`` */
+static int layer_offer(Layer *L, u128 key, int32_t score, int32_t prev, int32_t dec) {
+    uint32_t h;
+    int32_t i = layer_find(L, key, &h);
+    if (i >= 0) {
+        if (score > L->e[i].score) {
+            L->e[i].score = score;
+            L->e[i].prev = prev;
+            L->e[i].dec = dec;
+        }
+        return 0;
+    }
     if (L->n == L->cap) {
         if (layer_grow(L)) return -1;
-        h = (uint32_t)hash128(key) & L->mask;
-        while (L->tab[h] >= 0) h = (h + 1) & L->mask;
+        layer_find(L, key, &h);
     }
     L->e[L->n] = (Entry){key, score, prev, dec};
     L->tab[h] = L->n++;
@@ -365,17 +373,8 @@ static int pareto(Layer *L, int jw) {
     if (!gid) return -1;
     for (int32_t i = 0; i < n; i++) {
         u128 k = L->e[i].key & ~U_MASK;
-        uint32_t h = (uint32_t)hash128(k) & G.mask;
-        int32_t found = -1;
-        for (;;) {
-            int32_t j = G.tab[h];
-            if (j < 0) break;
-            if (G.e[j].key == k) {
-                found = j;
-                break;
-            }
-            h = (h + 1) & G.mask;
-        }
+        uint32_t h;
+        int32_t found = layer_find(&G, k, &h);
         if (found < 0) {
             found = G.n;
             G.e[G.n] = (Entry){k, 0, 0, 0};
@@ -458,17 +457,8 @@ static int dominate(Layer *L, int c, int joker_twins, int jw) {
     if (!next || !dead) return -1;
     for (int32_t i = 0; i < n; i++) {
         u128 k = L->e[i].key & mask;
-        uint32_t h = (uint32_t)hash128(k) & G.mask;
-        int32_t found = -1;
-        for (;;) {
-            int32_t j = G.tab[h];
-            if (j < 0) break;
-            if (G.e[j].key == k) {
-                found = j;
-                break;
-            }
-            h = (h + 1) & G.mask;
-        }
+        uint32_t h;
+        int32_t found = layer_find(&G, k, &h);
         if (found < 0) {
             G.e[G.n] = (Entry){k, 0, i, 0}; /* prev: head of the chain */
             G.tab[h] = G.n++;
