@@ -1,27 +1,29 @@
 /*
- * engine._dp: the inner dynamic programme of engine/solver.py, in C.
+ * engine._dp: the search of engine/solver.py, in C.
  *
- * This is a line-by-line translation of the pure-Python reference ``_run_dp_reference`` (with
+ * Both searches walk the states of the pure-Python reference ``_run_dp_reference`` (with
  * ``_cell_options``, ``_slot_options``, ``_group_jokers`` and ``_pareto_jokers``) in
- * engine/solver.py: the same packed states, the same option order, the same dictionary order,
- * so it returns the same best score and the same decisions. The module docstring of
- * engine/solver.py explains the model (RULES.md "Common ground", Stein wrap-around runs,
- * Rummikub joker locks); tests/engine/test_solver.py checks both against each other and against
- * a brute force.
+ * engine/solver.py; the module docstring there explains the model (RULES.md "Common ground",
+ * Stein wrap-around runs, Rummikub joker locks). ``run`` is the layered pass (with dominance
+ * between states), ``search`` the depth-first branch and bound. tests/engine/test_solver.py
+ * checks both against the reference and against a brute force.
  *
  * run(need, opt, weight, jw, jokers, jokers_need, open_min, canon, wrap, values, guesses,
- *     starts, ends, hints, target, budget, blocks, build)
- *   -> (status, spent, score, guess, decisions, melds, placed, jokers_used)
+ *     starts, ends, hints, target, budget, blocks)
+ * search(the same, first, limit)
+ *   -> (status, states, score, melds, placed, jokers_laid)
  *   need, opt, starts, ends, hints: bytes of 4 * 15 cells ([colour * 15 + value]); hints say
  *   how the table's own melds use the cell (group pieces | runs ended before << 2 | runs
  *   starting << 4), which orders the options (never the answer);
  *   weight: bytes of 15 (per value); values: bytes of 13 (the order of the pass);
- *   guesses: bytes of native uint16, 4 codes per guess; budget: -1 for none.
+ *   guesses: bytes of native uint16, 4 codes per guess; budget: -1 for none;
  *   blocks: records (colour, start, end, n, n piece codes) of the locked runs;
- *   status 0: no state reaches the target; 1: found (score, guess index, decisions);
- *   2: more than ``budget`` states were needed. With ``build``, the decisions are replayed
- *   (as ``_rebuild_reference``) into ``melds`` and ``placed`` rack pieces, as piece codes
- *   colour * 16 + value (255 a joker), and the jokers laid.
+ *   first: ``target`` is the most there is, stop at the first play reaching it;
+ *   limit: states the search may visit (-1 for none).
+ *   status 0: no play reaches the target; 1: found; 2: more than ``budget`` states were
+ *   needed; 3 (search): ``limit`` reached, with the best play found so far if any. A play
+ *   comes as ``melds`` and ``placed`` rack pieces, as piece codes colour * 16 + value (255 a
+ *   joker), and the jokers laid.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -849,34 +851,72 @@ out:
     return melds;
 }
 
+/* ---- the problem as both searches take it ------------------------------------------------- */
+
+typedef struct {
+    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *hints, *blocks;
+    const uint16_t *guesses;
+    Py_ssize_t n_guesses, blocks_n;
+    int jw, jokers, jokers_need, open_min, canon, wrap;
+    long long target, budget; /* target as the caller gave it (rack jokers only) */
+} Problem;
+
+/* the arguments common to run() and search() (see the top of this file), then ``first`` and
+ * ``limit`` where given (search) */
+static int parse_problem(PyObject *args, Problem *p, int *first, long long *limit) {
+    const char *gbuf;
+    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, hints_n;
+    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#y#LLy#|pL", &p->need, &need_n, &p->opt,
+                          &opt_n, &p->weight, &weight_n, &p->jw, &p->jokers, &p->jokers_need,
+                          &p->open_min, &p->canon, &p->wrap, &p->values, &values_n, &gbuf, &g_n,
+                          &p->starts, &starts_n, &p->ends, &ends_n, &p->hints, &hints_n,
+                          &p->target, &p->budget, &p->blocks, &p->blocks_n, first, limit))
+        return -1;
+    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || hints_n != 60 ||
+        weight_n != 15 || values_n != 13 || g_n % 8 || p->jokers > 15 || p->open_min > 127) {
+        PyErr_SetString(PyExc_ValueError, "engine._dp: malformed problem");
+        return -1;
+    }
+    p->guesses = (const uint16_t *)gbuf;
+    p->n_guesses = g_n / 8;
+    return 0;
+}
+
+/* (status, states, score, melds, placed, jokers laid): with the chosen options of a play
+ * (``opts`` per cell, ``js`` per value, under guess ``gi``) the play is rebuilt; ``score`` is
+ * the internal one (every joker laid), returned without the table's own jokers */
+static PyObject *answer(const Problem *p, int status, long long states, long long score,
+                        uint64_t gi, const Opt **opts, const int *js) {
+    if (!opts) return Py_BuildValue("(iLLOOi)", status, states, 0LL, Py_None, Py_None, 0);
+    int jokers_used = 0;
+    PyObject *placed = PyList_New(0);
+    if (!placed) return NULL;
+    PyObject *melds = rebuild(p->need, p->values, p->guesses + gi * 4, p->wrap, p->canon,
+                              p->blocks, p->blocks_n, opts, js, &jokers_used, placed);
+    if (!melds) {
+        Py_DECREF(placed);
+        return NULL;
+    }
+    return Py_BuildValue("(iLLNNi)", status, states, score - (long long)p->jokers_need * p->jw,
+                         melds, placed, jokers_used);
+}
+
 /* ---- the pass ----------------------------------------------------------------------------- */
 
 #define MAX_LAYERS 80
 
-static PyObject *decision_object(const Opt *o) {
-    return Py_BuildValue("(iiiii((iiii)iiiiiii))", o->new_code, o->xo, o->g, o->y, o->tri, o->a1,
-                         o->a2, o->a3, o->lb, o->k3, o->y12, o->y3, o->s0, o->s1, o->s2, o->extra);
-}
-
 static PyObject *dp_run(PyObject *self, PyObject *args) {
-    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *hints, *blocks;
-    const char *gbuf;
-    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, hints_n, blocks_n;
-    int jw, jokers, jokers_need, open_min, canon, wrap, build;
-    long long target, budget;
-    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#y#LLy#p", &need, &need_n, &opt, &opt_n,
-                          &weight, &weight_n, &jw, &jokers, &jokers_need, &open_min, &canon, &wrap,
-                          &values, &values_n, &gbuf, &g_n, &starts, &starts_n, &ends, &ends_n,
-                          &hints, &hints_n, &target, &budget, &blocks, &blocks_n, &build))
-        return NULL;
-    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || hints_n != 60 ||
-        weight_n != 15 ||
-        values_n != 13 || g_n % 8 || jokers > 15 || open_min > 127) {
-        PyErr_SetString(PyExc_ValueError, "engine._dp.run: malformed problem");
-        return NULL;
-    }
-    const uint16_t *guesses = (const uint16_t *)gbuf;
-    Py_ssize_t n_guesses = g_n / 8;
+    Problem pr;
+    int first_unused = 0;
+    long long limit_unused = -1;
+    if (parse_problem(args, &pr, &first_unused, &limit_unused)) return NULL;
+    const unsigned char *need = pr.need, *opt = pr.opt, *weight = pr.weight, *values = pr.values,
+                        *starts = pr.starts, *ends = pr.ends, *hints = pr.hints;
+    int jw = pr.jw, jokers = pr.jokers, jokers_need = pr.jokers_need, open_min = pr.open_min,
+        canon = pr.canon, wrap = pr.wrap;
+    long long target = pr.target, budget = pr.budget;
+    const uint16_t *guesses = pr.guesses;
+    Py_ssize_t n_guesses = pr.n_guesses;
     int steps = 13 * 4;
     long long rest[13 * 4 + 1];
     rest[steps] = 0;
@@ -1006,59 +1046,28 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
             }
         }
         if (best_i < 0) goto done;
-        /* back-trace the decisions */
-        PyObject *decisions = PyList_New(nl - 1);
-        if (!decisions) goto fail;
+        /* back-trace the chosen options */
         const Opt *opts[52];
         int js[13];
         int32_t idx = best_i;
         for (int l = nl - 1; l >= 1; l--) {
             Entry *en = &hist[l].e[idx];
             /* group layers are every fifth after the first: layers 5, 10, ... */
-            PyObject *d;
-            if (l % 5 == 0) {
+            if (l % 5 == 0)
                 js[l / 5 - 1] = en->dec;
-                d = PyLong_FromLong(en->dec);
-            } else {
+            else
                 opts[l - 1 - (l - 1) / 5] = &arena[en->dec];
-                d = decision_object(&arena[en->dec]);
-            }
-            if (!d) {
-                Py_DECREF(decisions);
-                goto fail;
-            }
-            PyList_SET_ITEM(decisions, l - 1, d);
             idx = en->prev;
         }
         uint64_t gi = (uint64_t)(hist[0].e[idx].key >> SH_GUESS);
-        PyObject *melds = Py_None, *placed = Py_None;
-        int jokers_used = 0;
-        Py_INCREF(Py_None);
-        Py_INCREF(Py_None);
-        if (build) {
-            Py_DECREF(Py_None);
-            Py_DECREF(Py_None);
-            placed = PyList_New(0);
-            melds = placed ? rebuild(need, values, guesses + gi * 4, wrap, canon, blocks, blocks_n,
-                                     opts, js, &jokers_used, placed)
-                           : NULL;
-            if (!melds) {
-                Py_XDECREF(placed);
-                Py_DECREF(decisions);
-                goto fail;
-            }
-        }
-        status = 1;
-        result = Py_BuildValue("(iLLKNNNi)", status, spent, best - (long long)jokers_need * jw,
-                               (unsigned long long)gi, decisions, melds, placed, jokers_used);
+        result = answer(&pr, 1, spent, best, gi, opts, js);
         goto cleanup;
     }
 done:
-    result = Py_BuildValue("(iLLKOOOi)", status, spent, 0LL, 0ULL, Py_None, Py_None, Py_None, 0);
+    result = answer(&pr, status, spent, 0, 0, NULL, NULL);
     goto cleanup;
 nomem:
     PyErr_NoMemory();
-fail:
     result = NULL;
 cleanup:
     for (int l = 0; l < nl; l++) layer_free(&hist[l]);
@@ -1077,9 +1086,8 @@ typedef struct {
 } MemoSlot;
 
 typedef struct {
-    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *hints;
-    const uint16_t *guesses;
-    int jw, jokers, jokers_need, open_min, canon, wrap, first_value;
+    Problem p;
+    int first_value;
     long long rest[53];
     long long best, stop_at, nodes, budget, limit;
     int limited;
@@ -1135,12 +1143,12 @@ static void memo_put(Dfs *x, u128 key, long long ub) {
 
 static int final_ok(const Dfs *x, u128 key) {
     int used = (int)((key >> SH_U) & 15);
-    if (used < x->jokers_need && !x->canon) return 0;
-    if (x->open_min && (int)((key >> SH_OV) & 127) < x->open_min) return 0;
+    if (used < x->p.jokers_need && !x->p.canon) return 0;
+    if (x->p.open_min && (int)((key >> SH_OV) & 127) < x->p.open_min) return 0;
     for (int c = 0; c < 4; c++) {
         unsigned code = (unsigned)((key >> (BITS * c)) & CODE_MASK);
-        if (x->wrap) {
-            unsigned gc = x->guesses[x->gi * 4 + c];
+        if (x->p.wrap) {
+            unsigned gc = x->p.guesses[x->gi * 4 + c];
             if (!code_dominates(code, gc)) return 0; /* the runs open at the end carry on
                                                          into the guessed crossing runs */
         } else if (code & OPEN_ENDS) {
@@ -1155,10 +1163,10 @@ static int final_ok(const Dfs *x, u128 key) {
 static long long dfs(Dfs *x, int t, u128 key, long long s) {
     if (x->done || x->aborted || x->oom) return NEG;
     int used = (int)((key >> SH_U) & 15);
-    int jw = x->jw;
+    int jw = x->p.jw;
     if (t == 65) {
         if (!final_ok(x, key)) return NEG;
-        long long f = x->canon ? (long long)(x->jokers - used) * jw : 0;
+        long long f = x->p.canon ? (long long)(x->p.jokers - used) * jw : 0;
         if (s + f > x->best) {
             x->best = s + f;
             memcpy(x->best_path, x->path, sizeof(x->path));
@@ -1168,7 +1176,7 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         return f;
     }
     int vi = t / 5, c = t % 5;
-    long long qb = x->rest[c < 4 ? vi * 4 + c : vi * 4 + 4] + (long long)(x->jokers - used) * jw;
+    long long qb = x->rest[c < 4 ? vi * 4 + c : vi * 4 + 4] + (long long)(x->p.jokers - used) * jw;
     if (s + qb <= x->best) return qb;
     u128 mkey = key | ((u128)t << 120);
     long long known;
@@ -1184,18 +1192,18 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         return NEG;
     }
     long long ub = NEG;
-    int v = x->values[vi];
+    int v = x->p.values[vi];
     if (c < 4) {
         int sh = BITS * c;
-        int needc = x->need[c * 15 + v], o = x->opt[c * 15 + v], w = x->weight[v];
-        int lead = x->wrap ? 13 : v - 1;
-        if (x->canon && v < 12) lead = 0;
-        int force = x->wrap && v == x->first_value;
-        int bs = x->starts[c * 15 + v], be = x->ends[c * 15 + v];
+        int needc = x->p.need[c * 15 + v], o = x->p.opt[c * 15 + v], w = x->p.weight[v];
+        int lead = x->p.wrap ? 13 : v - 1;
+        if (x->p.canon && v < 12) lead = 0;
+        int force = x->p.wrap && v == x->first_value;
+        int bs = x->p.starts[c * 15 + v], be = x->p.ends[c * 15 + v];
         int code = (int)((key >> sh) & CODE_MASK);
         uint32_t ostart, ocount;
-        if (cell_options(code, needc, o, x->jokers - used, lead, force, bs, be, x->canon,
-                         x->hints[c * 15 + v], &ostart,
+        if (cell_options(code, needc, o, x->p.jokers - used, lead, force, bs, be, x->p.canon,
+                         x->p.hints[c * 15 + v], &ostart,
                          &ocount)) {
             x->oom = 1;
             return NEG;
@@ -1209,8 +1217,8 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
             u128 nk = base + ((u128)op->new_code << sh) + ((u128)op->y << SH_U) +
                       ((u128)op->g << SH_G);
             if (op->g > most) nk += (u128)(op->g - most) << SH_M;
-            if (x->open_min) {
-                int add = imin(x->open_min, ov + v * (needc + op->xo + op->y) - op->tri) - ov;
+            if (x->p.open_min) {
+                int add = imin(x->p.open_min, ov + v * (needc + op->xo + op->y) - op->tri) - ov;
                 nk += (u128)add << SH_OV;
             }
             x->path[t] = (int32_t)(ostart + k);
@@ -1224,11 +1232,11 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         u128 base = key & ~(((u128)15 << SH_G) | ((u128)7 << SH_M));
         int ov = (int)((key >> SH_OV) & 127);
         int js[16];
-        int nj = group_jokers(pieces, most, x->jokers - used, x->canon, js);
+        int nj = group_jokers(pieces, most, x->p.jokers - used, x->p.canon, js);
         for (int q = 0; q < nj; q++) {
             int j = js[q];
             u128 nk = base + ((u128)j << SH_U);
-            if (x->open_min && j) nk += (u128)(imin(x->open_min, ov + v * j) - ov) << SH_OV;
+            if (x->p.open_min && j) nk += (u128)(imin(x->p.open_min, ov + v * j) - ov) << SH_OV;
             x->path[t] = j;
             long long r = dfs(x, t + 1, nk, s + (long long)j * jw);
             if (r > NEG && (long long)j * jw + r > ub) ub = (long long)j * jw + r;
@@ -1240,53 +1248,29 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
 }
 
 static PyObject *dp_search(PyObject *self, PyObject *args) {
-    const unsigned char *need, *opt, *weight, *values, *starts, *ends, *hints, *blocks;
-    const char *gbuf;
-    Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, hints_n, blocks_n;
-    int jw, jokers, jokers_need, open_min, canon, wrap, first;
-    long long target, budget, limit;
-    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#y#LLy#pL", &need, &need_n, &opt, &opt_n,
-                          &weight, &weight_n, &jw, &jokers, &jokers_need, &open_min, &canon, &wrap,
-                          &values, &values_n, &gbuf, &g_n, &starts, &starts_n, &ends, &ends_n,
-                          &hints, &hints_n, &target, &budget, &blocks, &blocks_n, &first, &limit))
-        return NULL;
-    if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || hints_n != 60 ||
-        weight_n != 15 ||
-        values_n != 13 || g_n % 8 || jokers > 15 || open_min > 127) {
-        PyErr_SetString(PyExc_ValueError, "engine._dp.search: malformed problem");
-        return NULL;
-    }
+    int first = 0;
+    long long limit = -1;
     Dfs *x = calloc(1, sizeof(Dfs));
     if (!x) return PyErr_NoMemory();
-    x->need = need;
-    x->opt = opt;
-    x->weight = weight;
-    x->values = values;
-    x->starts = starts;
-    x->ends = ends;
-    x->hints = hints;
-    x->guesses = (const uint16_t *)gbuf;
-    x->jw = jw;
-    x->jokers = jokers;
-    x->jokers_need = jokers_need;
-    x->open_min = open_min;
-    x->canon = canon;
-    x->wrap = wrap;
+    if (parse_problem(args, &x->p, &first, &limit)) {
+        free(x);
+        return NULL;
+    }
+    const unsigned char *values = x->p.values, *opt = x->p.opt, *weight = x->p.weight;
     x->first_value = values[0];
-    x->budget = budget;
+    x->budget = x->p.budget;
     x->limit = limit;
     x->rest[52] = 0;
     for (int i = 51; i >= 0; i--) {
         int v = values[i / 4], c = i % 4;
         x->rest[i] = x->rest[i + 1] + (long long)opt[c * 15 + v] * weight[v];
     }
-    target += (long long)jokers_need * jw;
+    long long target = x->p.target + (long long)x->p.jokers_need * x->p.jw;
     x->best = target - 1;
-    x->stop_at = first ? target : x->rest[0] + (long long)jokers * jw;
-    Py_ssize_t n_guesses = g_n / 8;
-    for (Py_ssize_t gi = 0; gi < n_guesses && !x->done && !x->aborted && !x->oom; gi++) {
+    x->stop_at = first ? target : x->rest[0] + (long long)x->p.jokers * x->p.jw;
+    for (Py_ssize_t gi = 0; gi < x->p.n_guesses && !x->done && !x->aborted && !x->oom; gi++) {
         u128 key = (u128)gi << SH_GUESS;
-        for (int c = 0; c < 4; c++) key |= (u128)x->guesses[gi * 4 + c] << (BITS * c);
+        for (int c = 0; c < 4; c++) key |= (u128)x->p.guesses[gi * 4 + c] << (BITS * c);
         x->gi = (uint64_t)gi;
         dfs(x, 0, key, 0);
     }
@@ -1294,9 +1278,9 @@ static PyObject *dp_search(PyObject *self, PyObject *args) {
     if (x->oom) {
         PyErr_NoMemory();
     } else if (x->aborted && !x->limited) {
-        result = Py_BuildValue("(iLLOOi)", 2, x->nodes, 0LL, Py_None, Py_None, 0);
+        result = answer(&x->p, 2, x->nodes, 0, 0, NULL, NULL);
     } else if (x->best < target) {
-        result = Py_BuildValue("(iLLOOi)", x->limited ? 3 : 0, x->nodes, 0LL, Py_None, Py_None, 0);
+        result = answer(&x->p, x->limited ? 3 : 0, x->nodes, 0, 0, NULL, NULL);
     } else {
         const Opt *opts[52];
         int js[13];
@@ -1306,16 +1290,7 @@ static PyObject *dp_search(PyObject *self, PyObject *args) {
             else
                 opts[(t / 5) * 4 + t % 5] = &arena[x->best_path[t]];
         }
-        int jokers_used = 0;
-        PyObject *placed = PyList_New(0);
-        PyObject *melds = placed ? rebuild(need, values, x->guesses + x->best_gi * 4, wrap, canon,
-                                           blocks, blocks_n, opts, js, &jokers_used, placed)
-                                 : NULL;
-        if (melds)
-            result = Py_BuildValue("(iLLNNi)", x->limited ? 3 : 1, x->nodes,
-                                   x->best - (long long)jokers_need * jw, melds, placed, jokers_used);
-        else
-            Py_XDECREF(placed);
+        result = answer(&x->p, x->limited ? 3 : 1, x->nodes, x->best, x->best_gi, opts, js);
     }
     free(x->memo);
     free(x);

@@ -416,9 +416,7 @@ def _run_dp(p: _Problem, target: int, first: bool = False) -> tuple[int, _Played
 
 def _layers(args: tuple, target: int) -> tuple[int, _Played] | None:
     """The layered pass (``engine._dp.run``): the best score of at least ``target``."""
-    status, _spent, score, _guess, _decisions, melds, placed, used = _dp_call(
-        _dp.run, args, target, True
-    )
+    status, _spent, score, melds, placed, used = _dp_call(_dp.run, args, target)
     return (score, _Played(melds, placed, used)) if status == 1 else None
 
 
