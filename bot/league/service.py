@@ -250,8 +250,24 @@ class VoidRecord:
         )
 
 
+class _InLobby:
+    """A numbered series of one lobby (guild + channel): its store key and its lobby."""
+
+    guild_id: str
+    channel_id: str
+    number: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.guild_id}:{self.channel_id}:{_num(self.number)}"
+
+    @property
+    def lobby(self) -> tuple[str, str]:
+        return (self.guild_id, self.channel_id)
+
+
 @dataclass(frozen=True)
-class RunningSitting:
+class RunningSitting(_InLobby):
     """A Rommé sitting of one lobby (guild + channel), numbered per lobby.
 
     ``game_ids[i]`` is the game behind ``sitting.games[i]``; ``closed_at`` is set once the
@@ -265,14 +281,6 @@ class RunningSitting:
     game_ids: tuple[str, ...] = ()
     started_at: str = ""
     closed_at: str | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.guild_id}:{self.channel_id}:{_num(self.number)}"
-
-    @property
-    def lobby(self) -> tuple[str, str]:
-        return (self.guild_id, self.channel_id)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -301,7 +309,7 @@ class RunningSitting:
 
 
 @dataclass(frozen=True)
-class RunningMatch:
+class RunningMatch(_InLobby):
     """A classic Rummy match of one lobby; ``game_ids[i]`` played ``match.hands[i]``.
 
     ``closed_at`` is set when the match was won (``result_game`` = the game that won it and
@@ -316,14 +324,6 @@ class RunningMatch:
     started_at: str = ""
     closed_at: str | None = None
     result_game: str | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.guild_id}:{self.channel_id}:{_num(self.number)}"
-
-    @property
-    def lobby(self) -> tuple[str, str]:
-        return (self.guild_id, self.channel_id)
 
     def to_dict(self) -> dict[str, Any]:
         return {
