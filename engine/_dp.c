@@ -9,7 +9,7 @@
  * checks both against the reference and against a brute force.
  *
  * run(need, opt, weight, jw, jokers, jokers_need, open_min, canon, wrap, values, guesses,
- *     starts, ends, hints, target, budget, blocks)
+ *     starts, ends, hints, blocks, target, budget)
  * search(the same, first, limit)
  *   -> (status, states, score, melds, placed, jokers_laid)
  *   need, opt, starts, ends, hints: bytes of 4 * 15 cells ([colour * 15 + value]); hints say
@@ -866,11 +866,11 @@ typedef struct {
 static int parse_problem(PyObject *args, Problem *p, int *first, long long *limit) {
     const char *gbuf;
     Py_ssize_t need_n, opt_n, weight_n, values_n, g_n, starts_n, ends_n, hints_n;
-    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#y#LLy#|pL", &p->need, &need_n, &p->opt,
+    if (!PyArg_ParseTuple(args, "y#y#y#iiiiiiy#y#y#y#y#y#LL|pL", &p->need, &need_n, &p->opt,
                           &opt_n, &p->weight, &weight_n, &p->jw, &p->jokers, &p->jokers_need,
                           &p->open_min, &p->canon, &p->wrap, &p->values, &values_n, &gbuf, &g_n,
                           &p->starts, &starts_n, &p->ends, &ends_n, &p->hints, &hints_n,
-                          &p->target, &p->budget, &p->blocks, &p->blocks_n, first, limit))
+                          &p->blocks, &p->blocks_n, &p->target, &p->budget, first, limit))
         return -1;
     if (need_n != 60 || opt_n != 60 || starts_n != 60 || ends_n != 60 || hints_n != 60 ||
         weight_n != 15 || values_n != 13 || g_n % 8 || p->jokers > 15 || p->open_min > 127) {

@@ -425,7 +425,7 @@ def _dp_call(function, args: tuple, target: int, *more):
     :class:`SolverBudgetExceeded` when it runs out)."""
     left = getattr(_budget, "left", None)
     budget = -1 if left is None else max(left, 0)
-    result = function(*args[:-1], target, budget, args[-1], *more)
+    result = function(*args, target, budget, *more)
     status, spent = result[0], result[1]
     _spend(spent if status != 2 else (left or 0) + 1)
     return result
@@ -1129,7 +1129,6 @@ def _best(
         rebuilt = _rebuild(problem, trace)
         if rebuilt is None:  # no room for the spare jokers: solve with jokers anywhere
             problem.canonical = False
-            problem._usable = None
             result = _run_dp(problem, goal - constant, exact)
             if result is None:
                 continue
