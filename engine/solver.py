@@ -87,12 +87,12 @@ from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Literal
 
 from . import _dp
 from .errors import RummyError
-from .melds import MeldSpec, is_valid, readings
+from .melds import MeldSpec, readings
 from .pieces import Face, Tile
 from .rules import RuleSet
 
@@ -431,35 +431,6 @@ def _dp_call(function, args: tuple, target: int, *more):
     return result
 
 
-def _table_hints(melds: Iterable[Sequence[Face]], spec: MeldSpec) -> bytes:
-    """Per cell (colour * 15 + value): how the table's melds use it, as ``engine._dp`` orders
-    its options by it (the play closest to the table is tried first): pieces in groups, runs
-    that ended just before this value (<< 2), runs that start at it (<< 4), each capped at 3."""
-    hints = [0] * 60
-    for meld in melds:
-        for cell, unit in _meld_hint(tuple(meld), spec):
-            if (hints[cell] // unit) & 3 != 3:
-                hints[cell] += unit
-    return bytes(hints)
-
-
-@lru_cache(maxsize=1 << 12)
-def _meld_hint(meld: tuple[Face, ...], spec: MeldSpec) -> tuple[tuple[int, int], ...]:
-    """The cells a valid meld uses and how (see :func:`_table_hints`)."""
-    found = readings(meld, spec)
-    if not found:
-        return ()
-    reading = found[0]
-    if reading.kind == "group":
-        return tuple((f.suit * 15 + f.rank, 1) for f in meld if not f.is_joker)
-    first, last = reading.stands_for[0], reading.stands_for[-1]
-    out = [(first.suit * 15 + first.rank, 16)]
-    after = last.rank % 13 + 1 if spec.run_mode == "wrap" else last.rank + 1
-    if after <= 13:
-        out.append((last.suit * 15 + after, 4))
-    return tuple(out)
-
-
 def _dp_arguments(p: _Problem) -> tuple:
     """The problem as ``engine._dp`` takes it (see the comment at the top of engine/_dp.c)."""
     jokers = p.jokers_need + p.jokers_opt
@@ -522,22 +493,30 @@ def _face_table(face: type[Face]) -> tuple[Face, ...]:
 def _rebuild(p: _Problem, played: _Played) -> tuple[list[list[Face]], list[Face]] | None:
     """The new melds and the rack pieces used, from what ``engine._dp`` built (see
     :func:`_rebuild_reference`); None when the jokers left over (canonical model) find no room."""
+    rebuilt = _rebuild_codes(p, played)
+    if rebuilt is None:
+        return None
     faces = _face_table(p.face)
-    melds = [[faces[code] for code in meld] for meld in played.melds]
-    placed = [faces[code] for code in played.placed]
-    return _finish(p, melds, placed, played.jokers_used)
+    melds, placed = rebuilt
+    return [[faces[c] for c in meld] for meld in melds], [faces[c] for c in placed]
 
 
-def _finish(p: _Problem, melds, placed, joker_used: int):
-    """Add the jokers no meld needed (canonical model) and the rack jokers to ``placed``."""
+def _rebuild_codes(p: _Problem, played: _Played) -> tuple[list[tuple[int, ...]], list[int]] | None:
+    """:func:`_rebuild` in piece codes."""
+    return _finish(p, [tuple(m) for m in played.melds], list(played.placed), played.jokers_used)
+
+
+def _finish(p: _Problem, melds: list[tuple[int, ...]], placed: list[int], joker_used: int):
+    """Add the jokers no meld needed (canonical model) and the rack jokers to ``placed`` (piece
+    codes); None when a spare joker finds no room."""
     jokers = p.jokers_need + p.jokers_opt
-    joker = p.face.joker()
     if p.canon:
+        spec = MeldSpec("wrap" if p.wrap else "linear", 26 if p.wrap else 13)
         for _ in range(jokers - joker_used):
-            if not _add_joker(melds, p, joker):
+            if not _add_joker(melds, spec):
                 return None
         joker_used = jokers
-    placed.extend([joker] * (joker_used - p.jokers_need))
+    placed.extend([_JOKER_CODE] * (joker_used - p.jokers_need))
     return melds, placed
 
 
@@ -916,16 +895,19 @@ def _rebuild_reference(p: _Problem, trace: list) -> tuple[list[list[Face]], list
                 pieces.extend(cur.pieces)
                 cur = succ.get(id(cur))
             melds.extend(_split_long(pieces, p))
-    return _finish(p, melds, placed, joker_used)
+    done = _finish(p, [_codes(m) for m in melds], list(_codes(placed)), joker_used)
+    if done is None:
+        return None
+    faces = _face_table(face)
+    return [[faces[c] for c in m] for m in done[0]], [faces[c] for c in done[1]]
 
 
-def _add_joker(melds: list[list[Face]], p: _Problem, joker: Face) -> bool:
+def _add_joker(melds: list[tuple[int, ...]], spec: MeldSpec) -> bool:
     """Put a joker no meld needs where there is room: a group of three, or a run's end."""
-    spec = MeldSpec("wrap" if p.wrap else "linear", 26 if p.wrap else 13)
-    for meld in melds:
-        for candidate in ([*meld, joker], [joker, *meld]):
-            if is_valid(candidate, spec):
-                meld[:] = candidate
+    for k, meld in enumerate(melds):
+        for candidate in ((*meld, _JOKER_CODE), (_JOKER_CODE, *meld)):
+            if _meld_info(candidate, spec).valid:
+                melds[k] = candidate
                 return True
     return False
 
@@ -942,7 +924,9 @@ def _split_long(pieces: list[Face], p: _Problem) -> list[list[Face]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The public entry point.
+# The public entry point. From here on pieces travel as codes (colour * 16 + value, 255 a
+# joker, as engine._dp takes them) and tallies as 60 cells (colour * 15 + value): hashing and
+# counting ints costs a fraction of doing it on faces, and a solve does a lot of both.
 
 
 def _weights(rules: RuleSet, mode: Mode) -> tuple[list[int], int]:
@@ -955,248 +939,502 @@ def _piece_value(face: Face, rules: RuleSet) -> int:
     return rules.joker_penalty if face.is_joker else face.rank
 
 
-@lru_cache(maxsize=1 << 14)
-def _meld_key_of(meld: tuple[Face, ...], spec: MeldSpec) -> tuple:
+def _piece_code(face: Face) -> int:
+    return _JOKER_CODE if face.suit < 0 else face.suit * 16 + face.rank
+
+
+def _codes(meld: Iterable[Face]) -> tuple[int, ...]:
+    return tuple([_JOKER_CODE if f.suit < 0 else f.suit * 16 + f.rank for f in meld])
+
+
+def _cell(code: int) -> int:
+    return (code >> 4) * 15 + (code & 15)
+
+
+@dataclass(frozen=True, slots=True)
+class _MeldInfo:
+    """What the solver needs to know about one table meld (see :func:`_meld_info`)."""
+
+    valid: bool
+    key: tuple  # "the same meld": its pieces, and what they stand for in its reading
+    jokers: int
+    cells: tuple[int, ...]  # the cells of its real pieces (with repeats)
+    hint: tuple[tuple[int, int], ...]  # how it uses cells, for the search's order (see _dp.c)
+    run: tuple[int, int, tuple[int, ...]] | None  # a linear run: colour, start, codes in order
+    missing: tuple[int, ...]  # a group with room: the pieces of the colours it lacks
+    frees: tuple[int, ...]  # exactly one joker: the pieces that joker can stand for
+
+
+_KNOWN_MELDS: dict[MeldSpec, dict[tuple[int, ...], _MeldInfo]] = {}
+_KNOWN_LIMIT = 1 << 15
+
+
+def _known_melds(spec: MeldSpec) -> dict[tuple[int, ...], _MeldInfo]:
+    """The meld facts computed so far under ``spec`` (looked up by the piece codes alone: a
+    tuple of ints hashes much faster than the spec)."""
+    known = _KNOWN_MELDS.get(spec)
+    if known is None:
+        known = _KNOWN_MELDS.setdefault(spec, {})
+    return known
+
+
+def _meld_info(
+    codes: tuple[int, ...], spec: MeldSpec, known: dict[tuple[int, ...], _MeldInfo] | None = None
+) -> _MeldInfo:
+    """The facts about a meld (given as piece codes) the solver uses, computed once per meld
+    (``known``: :func:`_known_melds` of ``spec``, when the caller has it)."""
+    if known is None:
+        known = _known_melds(spec)
+    info = known.get(codes)
+    if info is None:
+        if len(known) >= _KNOWN_LIMIT:
+            known.clear()
+        info = known[codes] = _compute_meld_info(codes, spec)
+    return info
+
+
+def _plain_meld_info(codes: tuple[int, ...], spec: MeldSpec) -> _MeldInfo:
+    """:func:`_compute_meld_info` of a meld without jokers under linear runs (most table
+    melds), without building its readings: a group is one value in distinct colours, a run
+    one colour in consecutive values (RULES.md "Common ground")."""
+    ordered = tuple(sorted(codes))
+    cells = tuple(_cell(c) for c in codes)
+    n = len(codes)
+    values = {c & 15 for c in codes}
+    colours = {c >> 4 for c in codes}
+    invalid = _MeldInfo(False, (ordered, ()), 0, cells, (), None, (), ())
+    if n < spec.min_size:
+        return invalid
+    key = (ordered, ordered)
+    if len(values) == 1 and len(colours) == n and n <= spec.max_group:
+        value = ordered[0] & 15
+        missing = (
+            tuple(s * 16 + value for s in range(4) if s not in colours)
+            if n < spec.max_group
+            else ()
+        )
+        hint = tuple((cell, 1) for cell in cells)
+        return _MeldInfo(True, key, 0, cells, hint, None, missing, ())
+    first, last = ordered[0], ordered[-1]
+    if len(colours) == 1 and len(values) == n and last - first == n - 1 and n <= spec.max_run:
+        hint: tuple[tuple[int, int], ...] = ((_cell(first), 16),)
+        if (last & 15) < 13:
+            hint += ((_cell(last) + 1, 4),)
+        return _MeldInfo(True, key, 0, cells, hint, (first >> 4, first & 15, ordered), (), ())
+    return invalid
+
+
+def _compute_meld_info(codes: tuple[int, ...], spec: MeldSpec) -> _MeldInfo:
+    """See :func:`_meld_info`.
+
+    ``hint``: the cells it uses and how (``engine._dp`` orders its options by them, so the play
+    closest to the table is tried first): group pieces (1), a run's first value (16), the value
+    just after a run's end (4)."""
+    if spec.run_mode == "linear" and _JOKER_CODE not in codes:
+        return _plain_meld_info(codes, spec)
+    return _read_meld_info(codes, spec)
+
+
+def _read_meld_info(codes: tuple[int, ...], spec: MeldSpec) -> _MeldInfo:
+    """:func:`_compute_meld_info` from the meld's readings (:func:`engine.melds.readings`)."""
+    faces = _face_table(Tile)
+    meld = tuple(faces[c] for c in codes)
     found = readings(meld, spec)
-    meaning = tuple(sorted(f.suit * 16 + f.rank for f in found[0].stands_for)) if found else ()
-    return tuple(sorted(f.suit * 16 + f.rank for f in meld)), meaning
-
-
-def _meld_key(meld: Sequence[Face], spec: MeldSpec) -> tuple:
-    """What "the same meld" means for counting unchanged melds: the same pieces read the same
-    way (a run's joker standing for the same tile)."""
-    return _meld_key_of(tuple(meld), spec)
-
-
-def _counts(faces: Iterable[Face]) -> tuple[list[list[int]], int]:
-    grid = [[0] * 15 for _ in range(4)]
-    jokers = 0
-    for f in faces:
-        if f.suit < 0:  # a joker
-            jokers += 1
+    cells = tuple(_cell(c) for c in codes if c != _JOKER_CODE)
+    jokers = len(codes) - len(cells)
+    if not found:
+        return _MeldInfo(False, (tuple(sorted(codes)), ()), jokers, cells, (), None, (), ())
+    reading = found[0]
+    key = (tuple(sorted(codes)), tuple(sorted(_piece_code(f) for f in reading.stands_for)))
+    first, last = reading.stands_for[0], reading.stands_for[-1]
+    run = None
+    missing: tuple[int, ...] = ()
+    if reading.kind == "group":
+        hint = tuple((cell, 1) for cell in cells)
+        if len(codes) < spec.max_group:
+            present = {c >> 4 for c in codes if c != _JOKER_CODE}
+            missing = tuple(s * 16 + first.rank for s in range(4) if s not in present)
+    else:
+        after = last.rank % 13 + 1 if spec.run_mode == "wrap" else last.rank + 1
+        hint = ((first.suit * 15 + first.rank, 16),)
+        if after <= 13:
+            hint += ((last.suit * 15 + after, 4),)
+        if spec.run_mode == "linear":
+            run = (first.suit, first.rank, _codes(reading.faces))
+    frees: tuple[int, ...] = ()
+    if jokers == 1:
+        if reading.kind == "run":
+            meanings = set(reading.joker_meanings())
         else:
-            grid[f.suit][f.rank] += 1
-    return grid, jokers
+            meanings = {m for r in found for m in r.joker_meanings()}
+        frees = tuple(sorted(_piece_code(f) for f in meanings))
+    return _MeldInfo(True, key, jokers, cells, hint, run, missing, frees)
+
+
+def _hints(infos: Iterable[_MeldInfo]) -> bytes:
+    """Per cell, how the given table melds use it (each kind capped at 3): ``engine._dp``
+    tries the options closest to the table first (never changes the answer)."""
+    hints = [0] * 60
+    for info in infos:
+        for cell, unit in info.hint:
+            if (hints[cell] // unit) & 3 != 3:
+                hints[cell] += unit
+    return bytes(hints)
+
+
+def _grid(cells: list[int]) -> list[list[int]]:
+    return [cells[0:15], cells[15:30], cells[30:45], cells[45:60]]
 
 
 @dataclass(slots=True)
-class _Choice:
-    """How one locked joker meld (Rummikub, no split) is treated in a configuration."""
+class _Context:
+    """One solve: the table as codes and meld facts, and what every search of it shares."""
 
-    kind: Literal["block", "keep", "extend", "free"]
-    meld: int
-    piece: Face | None = None  # the extending or freeing piece
-    from_rack: bool = False
+    table: list[list[Face]]
+    codes: list[tuple[int, ...]]
+    infos: list[_MeldInfo]
+    rules: RuleSet
+    spec: MeldSpec
+    face: type[Face]
+    weight: list[int]
+    joker_weight: int
+    open_min: int
+    known: dict[tuple[int, ...], _MeldInfo]  # _known_melds(spec)
+    pieces: set[tuple[int, ...]] = field(default_factory=set)  # each table meld's sorted codes
+
+    def key(self, meld: tuple[int, ...]) -> tuple | None:
+        """What "the same meld" means (:attr:`_MeldInfo.key`), or None when no table meld has
+        these pieces (most new melds: their facts are then never worked out)."""
+        if tuple(sorted(meld)) not in self.pieces:
+            return None
+        return _meld_info(meld, self.spec, self.known).key
+
+    def worth(self, code: int) -> int:
+        return self.joker_weight if code == _JOKER_CODE else self.weight[code & 15]
 
 
-def _joker_meld_choices(
-    index: int, meld: list[Face], spec: MeldSpec, rack: Counter, pool: Counter
-) -> list[_Choice]:
-    """The treatments of a table meld holding a joker under ``joker_meld_no_split`` (see the
-    module docstring): kept (a run as an extendable block), extended by one missing colour (a
-    group), or freed by a rack tile it stands for (one joker only)."""
-    reading = readings(meld, spec)[0]
-    choices: list[_Choice] = []
-    if reading.kind == "run" and spec.run_mode == "linear":
-        choices.append(_Choice("block", index))
-    else:
-        choices.append(_Choice("keep", index))
-    if reading.kind == "group" and len(meld) < spec.max_group:
-        face_type = type(reading.stands_for[0])
-        present = {f.suit for f in meld if not f.is_joker}
-        rank = reading.stands_for[0].rank
-        for suit in range(4):
-            if suit in present:
-                continue
-            piece = face_type(suit, rank)
-            if rack[piece]:
-                choices.append(_Choice("extend", index, piece, True))
-            if pool[piece]:
-                choices.append(_Choice("extend", index, piece, False))
-    if sum(f.is_joker for f in meld) == 1:
-        meanings = {m for r in readings(meld, spec) for m in r.joker_meanings()}
-        if reading.kind == "run":
-            meanings = set(reading.joker_meanings())
-        for piece in sorted(meanings):
-            if rack[piece]:
-                choices.append(_Choice("free", index, piece, True))
-    return choices
+@dataclass(slots=True)
+class _Setup:
+    """One treatment of the table before the search: the pieces that must be used, the rack
+    pieces that may be, the rack pieces already placed, and what the treatment of each locked
+    joker meld did (Rummikub, no split; see :func:`_choices`)."""
+
+    need: list[int]  # 60 cells
+    jokers_need: int
+    opt: list[int]  # 60 cells
+    jokers_opt: int
+    placed: list[int]  # rack pieces placed whatever the search does (codes)
+    loose: list[int]  # table melds whose pieces are in ``need``
+    kept: list[int]  # table melds kept exactly (fixed, or locked and left alone)
+    blocks: dict[int, _Block] = field(default_factory=dict)  # locked runs kept as blocks
+    extended: dict[int, tuple[int, bool, tuple[int, ...]]] = field(default_factory=dict)
+    """locked groups extended: meld -> (the piece, whether from the rack, the new meld)"""
+    freed: dict[int, int] = field(default_factory=dict)  # meld -> the piece that freed its joker
+
+    def copy(self) -> _Setup:
+        return _Setup(
+            self.need[:],
+            self.jokers_need,
+            self.opt[:],
+            self.jokers_opt,
+            self.placed[:],
+            self.loose[:],
+            self.kept[:],
+            dict(self.blocks),
+            dict(self.extended),
+            dict(self.freed),
+        )
+
+    def problem(self, ctx: _Context) -> _Problem:
+        return _Problem(
+            _grid(self.need),
+            _grid(self.opt),
+            ctx.weight,
+            self.jokers_need,
+            self.jokers_opt,
+            ctx.joker_weight,
+            ctx.spec.run_mode == "wrap",
+            ctx.open_min,
+            list(self.blocks.values()),
+            ctx.face,
+            hints=_hints(ctx.infos[i] for i in self.loose),
+        )
 
 
 @dataclass(slots=True)
 class _Found:
     score: int
-    melds: list[list[Face]]  # new melds (besides the kept ones)
+    melds: list[tuple[int, ...]]  # new melds (besides the kept ones), as piece codes
     kept: list[int]  # table melds kept exactly (fixed, or locked and left alone)
-    placed: list[Face]
+    placed: list[int]  # piece codes
+    setup: _Setup  # the same play as a partition question: every placed piece is needed
+
+
+_Choice = tuple[str, int, int, bool]
+"""How one locked joker meld is treated: (kind, meld, piece code, from the rack)."""
+
+
+def _choices(index: int, info: _MeldInfo, rack: list[int], pool: list[int]) -> list[_Choice]:
+    """The treatments of a table meld holding a joker under ``joker_meld_no_split`` (see the
+    module docstring): kept (a run as an extendable block), extended by one missing colour (a
+    group), or freed by a rack tile it stands for (one joker only). ``rack``/``pool``: cell
+    tallies of the rack pieces and of the loose table pieces."""
+    choices: list[_Choice] = [("block" if info.run else "keep", index, 0, False)]
+    for piece in info.missing:
+        if rack[_cell(piece)]:
+            choices.append(("extend", index, piece, True))
+        if pool[_cell(piece)]:
+            choices.append(("extend", index, piece, False))
+    for piece in info.frees:
+        if rack[_cell(piece)]:
+            choices.append(("free", index, piece, True))
+    return choices
+
+
+def _tally(codes: Iterable[int]) -> tuple[list[int], int]:
+    cells = [0] * 60
+    jokers = 0
+    for code in codes:
+        if code == _JOKER_CODE:
+            jokers += 1
+        else:
+            cells[(code >> 4) * 15 + (code & 15)] += 1
+    return cells, jokers
+
+
+def _untally(cells: list[int], jokers: int) -> list[int]:
+    codes = [(cell // 15) * 16 + cell % 15 for cell, n in enumerate(cells) for _ in range(n)]
+    return codes + [_JOKER_CODE] * jokers
 
 
 def _best(
-    table: list[list[Face]],
-    hand: list[Face],
-    rules: RuleSet,
-    mode: Mode,
-    keep: set[int],
-    must: list[Face] | None,
-    open_min: int,
-    target: int,
-    exact: bool = False,
+    ctx: _Context, hand: list[int], keep: set[int], must: list[int] | None, target: int
 ) -> _Found | None:
-    """The best play with the melds in ``keep`` left alone, scoring at least ``target``.
-
-    ``exact``: ``target`` is known to be the optimum without ``keep`` (a tie-break trial), so
-    one pass at that target decides it (no search from above)."""
-    spec = rules.meld_spec
-    face_type: type[Face] = next(
-        (type(f) for f in itertools.chain(hand, *table) if not f.is_joker), Tile
-    )
-    weight, joker_weight = _weights(rules, mode)
-    free = [i for i in range(len(table)) if i not in keep]
+    """The best play of ``hand`` (piece codes) with the melds in ``keep`` left alone, scoring
+    at least ``target``; ``must``: exactly these rack pieces are placed."""
+    infos = ctx.infos
+    free = [i for i in range(len(infos)) if i not in keep]
     locked: list[int] = []
-    if rules.joker_meld_no_split:
-        locked = [i for i in free if any(f.is_joker for f in table[i]) and is_valid(table[i], spec)]
-    loose = [f for i in free if i not in locked for f in table[i]]
-    choice_lists = []
-    if locked:
-        rack = Counter(hand)
-        pool = Counter(loose)
-        choice_lists = [_joker_meld_choices(i, table[i], spec, rack, pool) for i in locked]
-    hints = _table_hints([table[i] for i in free if i not in locked], spec)
+    if ctx.rules.joker_meld_no_split:
+        locked = [i for i in free if infos[i].jokers and infos[i].valid]
+    loose = [i for i in free if i not in locked] if locked else free
+    need = [0] * 60
+    jokers_need = 0
+    for i in loose:
+        for cell in infos[i].cells:
+            need[cell] += 1
+        jokers_need += infos[i].jokers
+    rack, rack_jokers = _tally(hand if must is None else must)
+    choice_lists = [_choices(i, infos[i], rack, need) for i in locked]
     best: _Found | None = None
     for config in itertools.product(*choice_lists):
-        need_faces = list(loose)
-        opt_faces = list(hand) if must is None else []
-        must_faces = list(must) if must is not None else []
-        kept = sorted(keep)
-        extra_melds: list[list[Face]] = []
-        blocks: list[_Block] = []
-        bonus: list[Face] = []  # rack pieces placed by the configuration itself
-        ok = True
-        for ch in config:
-            meld = table[ch.meld]
-            if ch.kind == "keep":
-                kept.append(ch.meld)
-                continue
-            if ch.kind == "block":
-                reading = readings(meld, spec)[0]
-                start = reading.stands_for[0].rank
-                blocks.append(_Block(reading.stands_for[0].suit, start, list(reading.faces)))
-                continue
-            piece = ch.piece
-            assert piece is not None
-            if ch.from_rack:
-                source = must_faces if must is not None else opt_faces
-                if piece not in source:
-                    ok = False
-                    break
-                source.remove(piece)
-                bonus.append(piece)
-            else:
-                if piece not in need_faces:
-                    ok = False
-                    break
-                need_faces.remove(piece)
-            if ch.kind == "extend":
-                extra_melds.append([*meld, piece])
-            else:  # free: the meld's real tiles and the freed joker join the loose pieces
-                need_faces.extend(f for f in meld if not f.is_joker)
-                need_faces.append(piece)
-                need_faces.append(face_type.joker())
-        if not ok:
+        setup = _Setup(need[:], jokers_need, rack[:], rack_jokers, [], loose, sorted(keep))
+        if not _treat(ctx, setup, config):
             continue
-        need, jokers_need = _counts(need_faces + must_faces)
-        opt, jokers_opt = _counts(opt_faces)
-        constant = sum(weight[f.rank] if not f.is_joker else joker_weight for f in bonus)
-        constant += sum(weight[f.rank] if not f.is_joker else joker_weight for f in must_faces)
-        problem = _Problem(
-            need,
-            opt,
-            weight,
-            jokers_need,
-            jokers_opt,
-            joker_weight,
-            spec.run_mode == "wrap",
-            open_min,
-            blocks,
-            face_type,
-            hints=hints,
-        )
+        if must is not None:  # the rest of the named pieces must be used: they are needed
+            setup.placed += _untally(setup.opt, setup.jokers_opt)
+            setup.need = [a + b for a, b in zip(setup.need, setup.opt, strict=True)]
+            setup.jokers_need += setup.jokers_opt
+            setup.opt = [0] * 60
+            setup.jokers_opt = 0
         goal = target if best is None else max(target, best.score)
-        result = _run_dp(problem, goal - constant, exact)
-        if result is None:
-            continue
-        score, trace = result
-        rebuilt = _rebuild(problem, trace)
-        if rebuilt is None:  # no room for the spare jokers: solve with jokers anywhere
-            problem.canonical = False
-            result = _run_dp(problem, goal - constant, exact)
-            if result is None:
-                continue
-            score, trace = result
-            rebuilt = _rebuild(problem, trace)
-            assert rebuilt is not None
-        melds, placed = rebuilt
-        total = score + constant
-        # the must pieces that are jokers were counted as needed jokers: they are placed
-        placed = placed + bonus + list(must_faces)
-        found = _Found(total, extra_melds + melds, kept, placed)
-        if (
+        found = _search(ctx, setup, goal, False)
+        if found is not None and (
             best is None
-            or total > best.score
-            or (total == best.score and len(found.kept) > len(best.kept))
+            or found.score > best.score
+            or (found.score == best.score and len(found.kept) > len(best.kept))
         ):
             best = found
     return best
 
 
-def _unchanged(
-    table: list[list[Face]], found: _Found, spec: MeldSpec, table_keys: list[tuple] | None = None
-) -> set[int]:
-    """Indexes of table melds that appear unchanged in the result (``table_keys``: the
-    :func:`_meld_key` of each table meld, when known)."""
-    kept = set(found.kept)
-    spare = Counter(_meld_key(m, spec) for m in found.melds)
-    for i, meld in enumerate(table):
-        if i in kept:
+def _treat(ctx: _Context, setup: _Setup, config: Sequence[_Choice]) -> bool:
+    """Apply one treatment of the locked joker melds to ``setup``; False when it needs a
+    piece that is not there."""
+    faces = _face_table(ctx.face)
+    for kind, i, piece, from_rack in config:
+        info = ctx.infos[i]
+        if kind == "keep":
+            setup.kept.append(i)
             continue
-        key = table_keys[i] if table_keys is not None else _meld_key(meld, spec)
-        if spare[key]:
-            spare[key] -= 1
+        if kind == "block":
+            assert info.run is not None
+            colour, start, codes = info.run
+            setup.blocks[i] = _Block(colour, start, [faces[c] for c in codes])
+            continue
+        cell = _cell(piece)
+        source = setup.opt if from_rack else setup.need
+        if not source[cell]:
+            return False
+        source[cell] -= 1
+        if from_rack:
+            setup.placed.append(piece)
+        if kind == "extend":
+            setup.extended[i] = (piece, from_rack, (*ctx.codes[i], piece))
+        else:  # free: the meld's real tiles, the freeing tile and the joker become loose
+            for c in info.cells:
+                setup.need[c] += 1
+            setup.need[cell] += 1
+            setup.jokers_need += 1
+            setup.freed[i] = piece
+            setup.loose = [*setup.loose, i]
+    return True
+
+
+def _search(ctx: _Context, setup: _Setup, goal: int, first: bool) -> _Found | None:
+    """The search on one setup, scoring at least ``goal`` (``first``: a tie-break trial, see
+    :func:`_run_dp`)."""
+    constant = sum(ctx.worth(code) for code in setup.placed)
+    problem = setup.problem(ctx)
+    result = _run_dp(problem, goal - constant, first)
+    if result is None:
+        return None
+    score, played = result
+    rebuilt = _rebuild_codes(problem, played)
+    if rebuilt is None:  # no room for the spare jokers: solve with jokers anywhere
+        problem.canonical = False
+        result = _run_dp(problem, goal - constant, first)
+        if result is None:
+            return None
+        score, played = result
+        rebuilt = _rebuild_codes(problem, played)
+        assert rebuilt is not None
+    melds, placed = rebuilt
+    # as a partition question: the pieces the search placed are needed from now on
+    partition = setup.copy()
+    if placed:
+        extra, extra_jokers = _tally(placed)
+        partition.need = [a + b for a, b in zip(partition.need, extra, strict=True)]
+        partition.jokers_need += extra_jokers
+        partition.placed += placed
+    partition.opt = [0] * 60
+    partition.jokers_opt = 0
+    return _Found(
+        score + constant,
+        [meld for _p, _r, meld in setup.extended.values()] + melds,
+        list(setup.kept),
+        placed + setup.placed,
+        partition,
+    )
+
+
+def _keep_exactly(ctx: _Context, setup: _Setup, index: int) -> bool:
+    """Change a partition ``setup`` so that table meld ``index`` stays exactly as it was (its
+    pieces leave the problem, a locked run is no longer a block, an extending piece goes back
+    to the loose ones, a freeing tile stays loose); False when it cannot (a piece of it
+    extends a joker group)."""
+    info = ctx.infos[index]
+    if index in setup.blocks:
+        del setup.blocks[index]
+    elif index in setup.extended:
+        piece, _from_rack, _meld = setup.extended.pop(index)
+        setup.need[_cell(piece)] += 1
+    elif index in setup.freed or index in setup.loose:
+        for cell in info.cells:
+            if not setup.need[cell]:
+                return False
+        for cell in info.cells:
+            setup.need[cell] -= 1
+        setup.freed.pop(index, None)
+        setup.jokers_need -= info.jokers
+        setup.loose = [i for i in setup.loose if i != index]
+    else:
+        return False
+    setup.kept.append(index)
+    return True
+
+
+def _settle(ctx: _Context, found: _Found) -> _Found:
+    """The same play with every table meld that came out unchanged counted as kept (and left
+    out of its partition question), so that no tie-break trial can move it again."""
+    first = len(found.setup.extended)  # the extended joker groups come first
+    kept = set(found.kept)
+    where: dict[tuple, list[int]] = {}
+    for i, info in enumerate(ctx.infos):
+        if i not in kept and info.valid:
+            where.setdefault(info.key, []).append(i)
+    setup = found.setup.copy()
+    melds = found.melds[:first]
+    for meld in found.melds[first:]:
+        key = ctx.key(meld)
+        same = where.get(key) if key is not None else None
+        if same and _keep_exactly(ctx, setup, same[0]):
+            same.pop(0)
+            continue
+        melds.append(meld)
+    return _Found(found.score, melds, setup.kept[:], found.placed, setup)
+
+
+def _trial(ctx: _Context, found: _Found, index: int) -> _Found | None:
+    """The tie-break trial "keep table meld ``index`` exactly": the same placed pieces and the
+    same treatment of the other joker melds, the rest a partition question (None when it has
+    no answer within :data:`TRIAL_LIMIT` states)."""
+    setup = found.setup.copy()
+    if not _keep_exactly(ctx, setup, index):
+        return None
+    trial = _search(ctx, setup, found.score, True)
+    if trial is None:
+        return None
+    trial.placed = found.placed  # the same pieces (the trial counted them as needed)
+    return _settle(ctx, trial)
+
+
+def _unchanged(ctx: _Context, found: _Found) -> set[int]:
+    """Indexes of table melds that appear unchanged in the result."""
+    kept = set(found.kept)
+    spare = Counter(ctx.key(m) for m in found.melds)
+    for i, info in enumerate(ctx.infos):
+        if i not in kept and spare[info.key]:
+            spare[info.key] -= 1
             kept.add(i)
     return kept
 
 
-def _arrange_table(table: list[list[Face]], found: _Found, spec: MeldSpec) -> list[list[Face]]:
+def _multiset(codes: tuple[int, ...]) -> dict[int, int]:
+    """Piece code -> copies (most melds hold each piece once)."""
+    distinct = dict.fromkeys(codes, 1)
+    return distinct if len(distinct) == len(codes) else Counter(codes)
+
+
+def _arrange_table(ctx: _Context, found: _Found) -> list[list[Face]]:
     """The new table in a natural order: unchanged melds where they were, each changed meld's
     successor at its place (the old meld sharing most pieces with it), brand-new melds last."""
+    table = ctx.table
+    faces = _face_table(ctx.face)
     kept = set(found.kept)
-    spare: dict[tuple, list[list[Face]]] = {}
-    for meld in found.melds:
-        spare.setdefault(_meld_key(meld, spec), []).append(list(meld))
+    spare: dict[tuple | None, list[int]] = {}  # key -> indexes into found.melds
+    for k, meld in enumerate(found.melds):
+        spare.setdefault(ctx.key(meld), []).append(k)
     unchanged: dict[int, list[Face]] = {}
+    used: set[int] = set()
     for i, meld in enumerate(table):
         if i in kept:
             unchanged[i] = list(meld)
             continue
-        same = spare.get(_meld_key(meld, spec))
+        same = spare.get(ctx.infos[i].key)
         if same:
-            same.pop()
+            used.add(same.pop())
             unchanged[i] = list(meld)
-    changed = [(i, Counter(old)) for i, old in enumerate(table) if i not in unchanged]
+    # where each piece lies among the changed melds: code -> [(meld, copies there)]
+    lies: dict[int, list[tuple[int, int]]] = {}
+    for i, info in enumerate(ctx.infos):
+        if i not in unchanged:
+            for code, n in _multiset(info.key[0]).items():
+                lies.setdefault(code, []).append((i, n))
     home: dict[int, list[list[Face]]] = {}
     brand_new: list[list[Face]] = []
-    for melds in spare.values():
-        for meld in melds:
-            pieces = Counter(meld)
-            best, best_overlap = None, 0
-            for i, old in changed:
-                overlap = sum(min(n, old[f]) for f, n in pieces.items() if f in old)
-                if overlap > best_overlap:
-                    best, best_overlap = i, overlap
-            if best is None:
-                brand_new.append(meld)
-            else:
-                home.setdefault(best, []).append(meld)
+    for k, meld in enumerate(found.melds):
+        if k in used:
+            continue
+        overlap: dict[int, int] = {}
+        for code, n in _multiset(meld).items():
+            for i, there in lies.get(code, ()):
+                overlap[i] = overlap.get(i, 0) + min(n, there)
+        new = [faces[c] for c in meld]
+        if overlap:  # the most shared pieces, the first such meld on a tie
+            home.setdefault(max(overlap, key=lambda i: (overlap[i], -i)), []).append(new)
+        else:
+            brand_new.append(new)
     out: list[list[Face]] = []
     for i in range(len(table)):
         if i in unchanged:
@@ -1222,13 +1460,13 @@ def solve(
     instead of running on: the bot and the computer players use it to stay responsive.
     ``prefer_unchanged=False`` skips the tie-break (any optimal play, fewer solver passes)."""
     key = (
-        tuple(tuple(m) for m in table),
-        tuple(hand),
+        tuple(_codes(m) for m in table),
+        _codes(hand),
         rules,
         opened,
         mode,
         frozenset(fixed),
-        None if must_place is None else tuple(must_place),
+        None if must_place is None else _codes(must_place),
         prefer_unchanged,
     )
     with _recent_lock:
@@ -1255,7 +1493,8 @@ def solve(
         _recent[key] = _copy_solution(solution)
         if must_place is None and solution.count:
             # the same table answers "place exactly these pieces" (the typed form of a hint)
-            _recent[(*key[:6], tuple(solution.placed), prefer_unchanged)] = _copy_solution(solution)
+            placed = _codes(solution.placed)
+            _recent[(*key[:6], placed, prefer_unchanged)] = _copy_solution(solution)
         while len(_recent) > _RECENT_SIZE:
             _recent.popitem(last=False)
     return solution
@@ -1268,29 +1507,19 @@ _recent: OrderedDict[tuple, Solution] = OrderedDict()
 _recent_lock = threading.Lock()
 
 
-def _keep_more(
-    table: list[list[Face]],
-    rules: RuleSet,
-    mode: Mode,
-    found: _Found,
-    unchanged: set[int],
-    open_min: int,
-) -> _Found:
+def _keep_more(ctx: _Context, found: _Found, unchanged: set[int]) -> _Found:
     """The tie-break: with the placed pieces fixed, keep one more table meld unchanged while
     the rest still makes valid melds, meld by meld in table order (inclusion-maximal: no
     single further meld can be kept). With the pieces fixed, each trial is a partition
     question, which the search settles quickly."""
-    spec = rules.meld_spec
-    placed = list(found.placed)
-    for i in range(len(table)):
-        if i in unchanged or not is_valid(table[i], spec):
+    found = _settle(ctx, found)
+    for i, info in enumerate(ctx.infos):
+        if i in unchanged or not info.valid:
             continue
-        trial = _best(
-            table, placed, rules, mode, unchanged | {i}, placed, open_min, found.score, True
-        )
-        if trial is not None and trial.score >= found.score:
+        trial = _trial(ctx, found, i)
+        if trial is not None:
             found = trial
-            unchanged = _unchanged(table, found, spec)
+            unchanged = _unchanged(ctx, found)
     return found
 
 
@@ -1336,15 +1565,15 @@ def _solve_exact(
     if rules.family != "tile" or rules.run_mode not in ("linear", "wrap"):
         raise RummyError("solver.tiles_only", preset=rules.preset)
     table_list = [list(m) for m in table]
-    hand_list = list(hand)
     spec = rules.meld_spec
-    must = list(must_place) if must_place is not None else None
+    hand_codes = list(_codes(hand))
+    must = list(_codes(must_place)) if must_place is not None else None
     if must is not None:
-        left = Counter(hand_list)
-        for piece in must:
-            if not left[piece]:
+        left = Counter(hand_codes)
+        for piece, code in zip(must_place or (), must, strict=True):
+            if not left[code]:
                 raise RummyError("piece.not_in_rack", piece=str(piece))
-            left[piece] -= 1
+            left[code] -= 1
     keep = {i for i in fixed if 0 <= i < len(table_list)}
     # melds that are not valid (a working table mid-turn) are never kept as they are
     open_min = 0
@@ -1354,21 +1583,40 @@ def _solve_exact(
     nothing = Solution(0, 0, [], [list(m) for m in table_list], 0)
     if must is not None and not must:
         return nothing
-    found = _best(table_list, hand_list, rules, mode, keep, must, open_min, 0)
+    weight, joker_weight = _weights(rules, mode)
+    face_type: type[Face] = next(
+        (type(f) for f in itertools.chain(hand, *table_list) if not f.is_joker), Tile
+    )
+    table_codes = [_codes(m) for m in table_list]
+    known = _known_melds(spec)
+    infos = [_meld_info(m, spec, known) for m in table_codes]
+    ctx = _Context(
+        table_list,
+        table_codes,
+        infos,
+        rules,
+        spec,
+        face_type,
+        weight,
+        joker_weight,
+        open_min,
+        known,
+        {info.key[0] for info in infos},
+    )
+    found = _best(ctx, hand_codes, keep, must, 0)
     if found is None or (must is None and not found.placed):
         return nothing
     if must is not None and Counter(found.placed) != Counter(must):
         return nothing
     # ties: keep more table melds unchanged, one at a time (inclusion-maximal), the placed
     # pieces fixed: each trial is a pure partition question, quick to settle
-    table_keys = [_meld_key(m, spec) for m in table_list]
-    unchanged = _unchanged(table_list, found, spec, table_keys)
+    unchanged = _unchanged(ctx, found)
     if prefer_unchanged:
-        found = _keep_more(table_list, rules, mode, found, unchanged, open_min)
-        unchanged = _unchanged(table_list, found, spec, table_keys)
-    new_table = _arrange_table(table_list, found, spec)
-    placed = sorted(found.placed, key=lambda f: (f.is_joker, f.suit, f.rank))
+        found = _keep_more(ctx, found, unchanged)
+        unchanged = _unchanged(ctx, found)
+    new_table = _arrange_table(ctx, found)
+    faces = _face_table(face_type)
+    placed = [faces[c] for c in sorted(found.placed)]  # jokers (255) last
     value = sum(_piece_value(f, rules) for f in placed)
-    free_melds = [i for i in range(len(table_list)) if i not in keep]
-    changed = sum(1 for i in free_melds if i not in unchanged)
+    changed = sum(1 for i in range(len(table_list)) if i not in keep and i not in unchanged)
     return Solution(len(placed), value, placed, new_table, changed)

@@ -404,3 +404,26 @@ def test_c_passes_reach_the_reference_optimum_on_every_subproblem(monkeypatch):
             table_pieces = Counter(f for m in melds for f in m) - Counter(placed)
             assert Counter(f for m in c_melds for f in m) == table_pieces + Counter(c_placed)
             assert len(c_placed) == len(placed)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.integers(1, 13)).map(lambda cv: cv[0] * 16 + cv[1]),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from(["group", "run", "any"]),
+)
+def test_plain_meld_facts_match_the_readings(codes, shape):
+    """The shortcut for melds without jokers (linear runs) says what the readings say."""
+    import engine.solver as solver_module
+
+    if shape == "group":
+        codes = [c // 16 * 16 + codes[0] % 16 for c in codes]
+    elif shape == "run":
+        start = min(codes[0] % 16, 14 - len(codes))
+        codes = [codes[0] // 16 * 16 + start + i for i in range(len(codes))][::-1]
+    spec = RUMMIKUB.meld_spec
+    meld = tuple(codes)
+    assert solver_module._plain_meld_info(meld, spec) == solver_module._read_meld_info(meld, spec)
