@@ -339,19 +339,19 @@ class _Slot:
 def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
     """Drop rack tiles that no meld can hold at all (a sound filter: it only removes pieces
     without any group or run around them)."""
-    if not any(map(any, opt)):
-        return [row[:] for row in opt]
+    out = [row[:] for row in opt]
+    if jokers >= 2 or not any(map(any, opt)):  # a piece and two jokers make a meld
+        return out
     have = [[need[c][v] + opt[c][v] for v in range(15)] for c in range(4)]
     for b in blocks:
         for v in range(b.start, b.end + 1):
             have[b.colour][v] += 1
-    out = [row[:] for row in opt]
+    colours = [sum(1 for c in range(4) if have[c][v]) for v in range(15)]
     for c in range(4):
         for v in range(1, 14):
             if not opt[c][v]:
                 continue
-            others = sum(1 for d in range(4) if d != c and have[d][v])
-            if others + jokers >= 2:
+            if colours[v] - 1 + jokers >= 2:  # group partners
                 continue
             ok = False
             for s in range(v - 2, v + 1):
@@ -1281,10 +1281,13 @@ def _treat(ctx: _Context, setup: _Setup, config: Sequence[_Choice]) -> bool:
     return True
 
 
-def _search(ctx: _Context, setup: _Setup, goal: int, first: bool) -> _Found | None:
+def _search(
+    ctx: _Context, setup: _Setup, goal: int, first: bool, constant: int | None = None
+) -> _Found | None:
     """The search on one setup, scoring at least ``goal`` (``first``: a tie-break trial, see
-    :func:`_run_dp`)."""
-    constant = sum(ctx.worth(code) for code in setup.placed)
+    :func:`_run_dp`; ``constant``: the score of ``setup.placed``, when known)."""
+    if constant is None:
+        constant = sum(ctx.worth(code) for code in setup.placed)
     problem = setup.problem(ctx)
     result = _run_dp(problem, goal - constant, first)
     if result is None:
@@ -1372,7 +1375,7 @@ def _trial(ctx: _Context, found: _Found, index: int) -> _Found | None:
     setup = found.setup.copy()
     if not _keep_exactly(ctx, setup, index):
         return None
-    trial = _search(ctx, setup, found.score, True)
+    trial = _search(ctx, setup, found.score, True, found.score)
     if trial is None:
         return None
     trial.placed = found.placed  # the same pieces (the trial counted them as needed)
