@@ -24,6 +24,15 @@
  *   needed; 3 (search): ``limit`` reached, with the best play found so far if any. A play
  *   comes as ``melds`` and ``placed`` rack pieces, as piece codes colour * 16 + value (255 a
  *   joker), and the jokers laid.
+ *
+ * The search keeps a memo of upper bounds per state (without its joker count: one row of bounds
+ * per number of jokers left) and also drops a state when a twin that differs only in the colour
+ * decided last dominates it (the rule of the pass, see dominate) and is known not to beat the
+ * best play. The memo stays between calls: a ``run`` of the very problem the last ``search``
+ * solved (same arguments but target and budget) first goes on with that search, within
+ * RUN_DFS_LIMIT more states, at its own target (it often settles there quickly), and otherwise
+ * prunes its layers with the memo's bounds. Either way the answer is the same optimum; the
+ * states reported include those of the search.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -859,6 +868,7 @@ typedef struct {
     Py_ssize_t n_guesses, blocks_n;
     int jw, jokers, jokers_need, open_min, canon, wrap;
     long long target, budget; /* target as the caller gave it (rack jokers only) */
+    uint64_t fp;              /* fingerprint of everything but target and budget (never 0) */
 } Problem;
 
 /* the arguments common to run() and search() (see the top of this file), then ``first`` and
@@ -879,6 +889,17 @@ static int parse_problem(PyObject *args, Problem *p, int *first, long long *limi
     }
     p->guesses = (const uint16_t *)gbuf;
     p->n_guesses = g_n / 8;
+    uint64_t fp = mix64((uint64_t)p->jw | (uint64_t)p->jokers << 16 | (uint64_t)p->jokers_need << 24 |
+                        (uint64_t)p->open_min << 32 | (uint64_t)p->canon << 40 |
+                        (uint64_t)p->wrap << 41 | (uint64_t)g_n << 42);
+    const unsigned char *parts[] = {p->need, p->opt, p->weight, p->values, p->starts,
+                                    p->ends, p->hints, p->blocks, (const unsigned char *)gbuf};
+    Py_ssize_t lens[] = {60, 60, 15, 13, 60, 60, 60, p->blocks_n, g_n};
+    for (int q = 0; q < 9; q++) {
+        fp = mix64(fp ^ (uint64_t)lens[q]);
+        for (Py_ssize_t i = 0; i < lens[q]; i++) fp = fp * 0x100000001b3ULL ^ parts[q][i];
+    }
+    p->fp = mix64(fp) | 1;
     return 0;
 }
 
@@ -900,6 +921,184 @@ static PyObject *answer(const Problem *p, int status, long long states, long lon
     return Py_BuildValue("(iLLNNi)", status, states, score - (long long)p->jokers_need * p->jw,
                          melds, placed, jokers_used);
 }
+
+/* The memo: per step and state without its joker count, an upper bound of what the rest can
+ * add for each number of jokers left (MEMO_NONE: not known). It stays allocated between calls;
+ * an epoch tells the entries of this call apart. With canonical jokers one joker more left is
+ * worth exactly one joker more at the end, so a bound known for more jokers left also bounds
+ * fewer (less ``jw`` per joker); without them, and no jokers needed, more jokers never hurt. */
+#define MEMO_NONE INT32_MAX
+
+typedef struct {
+    uint64_t lo, hi;
+    uint32_t epoch;
+} MemoSlot;
+
+static MemoSlot *memo = NULL;
+static int32_t *memo_ub = NULL; /* memo_cap rows of memo_stride bounds */
+static size_t memo_cap = 0, memo_n = 0, memo_ub_len = 0;
+static uint32_t memo_epoch = 0;
+static int memo_stride = 1;
+static int memo_shift = 0;     /* bounds carry over to fewer jokers left: 0 no, 1 less memo_jw
+                                  each, 2 as they are */
+static long long memo_jw = 0;
+static uint64_t memo_problem = 0; /* the problem whose search filled the memo (0: none) */
+
+/* Twins: per step and state without the code of the colour decided last, the codes of that
+ * colour the memo holds (up to TWIN_CODES; more: ``n`` counts on, the search then tries every
+ * code that could dominate). Same epoch as the memo. */
+#define TWIN_CODES 12
+#define TWIN_EXTRA 2
+
+typedef struct {
+    uint64_t lo, hi;
+    uint32_t epoch;
+    uint16_t n;
+    uint16_t code[TWIN_CODES];
+} TwinSlot;
+
+static TwinSlot *twins = NULL;
+static size_t twins_cap = 0, twins_n = 0;
+
+static int memo_reset(int stride) {
+    if (!memo_cap) {
+        memo_cap = 1 << 12;
+        memo = calloc(memo_cap, sizeof(MemoSlot));
+        if (!memo) {
+            memo_cap = 0;
+            return -1;
+        }
+    }
+    if (memo_cap * (size_t)stride > memo_ub_len) {
+        int32_t *p = realloc(memo_ub, memo_cap * (size_t)stride * sizeof(int32_t));
+        if (!p) return -1;
+        memo_ub = p;
+        memo_ub_len = memo_cap * (size_t)stride;
+    }
+    memo_stride = stride;
+    memo_problem = 0;
+    memo_n = 0;
+    twins_n = 0;
+    if (++memo_epoch == 0) { /* wrapped: forget every old entry for real */
+        memset(memo, 0, memo_cap * sizeof(MemoSlot));
+        if (twins_cap) memset(twins, 0, twins_cap * sizeof(TwinSlot));
+        memo_epoch = 1;
+    }
+    return 0;
+}
+
+static int memo_grow(void) {
+    size_t cap = memo_cap * 2;
+    MemoSlot *fresh = calloc(cap, sizeof(MemoSlot));
+    int32_t *ub = malloc(cap * (size_t)memo_stride * sizeof(int32_t));
+    if (!fresh || !ub) {
+        free(fresh);
+        free(ub);
+        return -1;
+    }
+    for (size_t i = 0; i < memo_cap; i++) {
+        if (memo[i].epoch != memo_epoch) continue;
+        u128 k = (u128)memo[i].hi << 64 | memo[i].lo;
+        size_t h = (size_t)hash128(k) & (cap - 1);
+        while (fresh[h].epoch == memo_epoch) h = (h + 1) & (cap - 1);
+        fresh[h] = memo[i];
+        memcpy(ub + h * memo_stride, memo_ub + i * memo_stride, memo_stride * sizeof(int32_t));
+    }
+    free(memo);
+    free(memo_ub);
+    memo = fresh;
+    memo_ub = ub;
+    memo_cap = cap;
+    memo_ub_len = cap * (size_t)memo_stride;
+    return 0;
+}
+
+/* the row of bounds of ``key`` (NULL: none yet) */
+static inline int32_t *memo_row(u128 key) {
+    uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64);
+    size_t h = (size_t)hash128(key) & (memo_cap - 1);
+    while (memo[h].epoch == memo_epoch) {
+        if (memo[h].lo == lo && memo[h].hi == hi) return memo_ub + h * memo_stride;
+        h = (h + 1) & (memo_cap - 1);
+    }
+    return NULL;
+}
+
+static TwinSlot *twin_slot(u128 key, int add) {
+    if (add && (twins_n + 1) * 2 > twins_cap) {
+        size_t cap = twins_cap ? twins_cap * 2 : 1 << 12;
+        TwinSlot *fresh = calloc(cap, sizeof(TwinSlot));
+        if (!fresh) return NULL;
+        for (size_t i = 0; i < twins_cap; i++) {
+            if (twins[i].epoch != memo_epoch) continue;
+            u128 k = (u128)twins[i].hi << 64 | twins[i].lo;
+            size_t h = (size_t)hash128(k) & (cap - 1);
+            while (fresh[h].epoch == memo_epoch) h = (h + 1) & (cap - 1);
+            fresh[h] = twins[i];
+        }
+        free(twins);
+        twins = fresh;
+        twins_cap = cap;
+    }
+    if (!twins_cap) return NULL;
+    uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64);
+    size_t h = (size_t)hash128(key) & (twins_cap - 1);
+    while (twins[h].epoch == memo_epoch) {
+        if (twins[h].lo == lo && twins[h].hi == hi) return &twins[h];
+        h = (h + 1) & (twins_cap - 1);
+    }
+    if (!add) return NULL;
+    twins[h].lo = lo;
+    twins[h].hi = hi;
+    twins[h].epoch = memo_epoch;
+    twins[h].n = 0;
+    twins_n++;
+    return &twins[h];
+}
+
+/* the bound a row gives for ``left`` jokers left (MEMO_NONE: none) */
+static inline long long row_bound(const int32_t *row, int left) {
+    long long b = row[left];
+    if (memo_shift) {
+        long long per = memo_shift == 1 ? memo_jw : 0;
+        for (int j = left + 1; j < memo_stride; j++)
+            if (row[j] != MEMO_NONE && row[j] - per * (j - left) < b) b = row[j] - per * (j - left);
+    }
+    return b;
+}
+
+/* whether the memo shows that state ``key`` before step t, with ``score`` so far, cannot reach
+ * ``target`` */
+static inline int memo_prunes(u128 key, int t, int left, long long score, long long target) {
+    const int32_t *row = memo_row((key & ~((u128)15 << SH_U)) | ((u128)t << 120));
+    if (!row) return 0;
+    long long b = row_bound(row, left);
+    return b != MEMO_NONE && score + b < target;
+}
+
+typedef struct Dfs Dfs;
+struct Dfs {
+    Problem p;
+    int first_value;
+    long long rest[53];
+    long long best, stop_at, nodes, budget, limit;
+    int limited;
+    int aborted, done, oom;
+    int32_t path[65], best_path[65];
+    uint64_t gi, best_gi;
+};
+
+static Dfs *dfs_new(const Problem *p) {
+    Dfs *x = calloc(1, sizeof(Dfs));
+    if (x) x->p = *p;
+    return x;
+}
+static void dfs_solve(Dfs *x, int first, long long limit, int fresh);
+static PyObject *dfs_answer(Dfs *x, long long spent);
+
+#ifndef RUN_DFS_LIMIT
+#define RUN_DFS_LIMIT 20000
+#endif
 
 /* ---- the pass ----------------------------------------------------------------------------- */
 
@@ -939,6 +1138,23 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
         if (layer_offer(&hist[0], key, 0, -1, -1)) goto nomem;
     }
     int first_value = values[0];
+    /* the upper bounds the last search of this very problem left in the memo prune too */
+    int use_memo = memo_problem == pr.fp;
+    if (use_memo && RUN_DFS_LIMIT) {
+        /* that search goes on first: at this target (or above) it often settles quickly */
+        Dfs *x = dfs_new(&pr);
+        if (!x) goto nomem;
+        dfs_solve(x, 0, RUN_DFS_LIMIT, 0);
+        if (x->oom || !x->limited) {
+            result = dfs_answer(x, x->nodes);
+            free(x);
+            goto cleanup;
+        }
+        spent += x->nodes;
+        free(x);
+        use_memo = memo_problem == pr.fp;
+    }
+    long long memo_asked = 0, memo_pruned = 0; /* lookups that prune rarely are given up */
     for (int i = 0; i < steps; i++) {
         int v = values[i / 4], c = i % 4;
         int sh = BITS * c;
@@ -958,6 +1174,14 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
             int score = en->score;
             int used = (int)((key >> SH_U) & 15);
             if (score + (long long)(jokers - used) * jw + rest[i] < target) continue;
+            if (use_memo) {
+                memo_asked++;
+                if (memo_prunes(key, 5 * (i / 4) + c, jokers - used, score, target)) {
+                    memo_pruned++;
+                    continue;
+                }
+                if (memo_asked >= 4096 && memo_pruned * 16 < memo_asked) use_memo = 0;
+            }
             int code = (int)((key >> sh) & CODE_MASK);
             uint32_t ostart, ocount;
             if (cell_options(code, needc, o, jokers - used, lead, force, bs, be, canon, hints[c * 15 + v], &ostart,
@@ -1000,6 +1224,8 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
                 int pieces = (int)((key >> SH_G) & 15);
                 int most = (int)((key >> SH_M) & 7);
                 int used = (int)((key >> SH_U) & 15);
+                if (use_memo && memo_prunes(key, 5 * (i / 4) + 4, jokers - used, en->score, target))
+                    continue;
                 u128 base = key & ~(((u128)15 << SH_G) | ((u128)7 << SH_M));
                 int ov = (int)((key >> SH_OV) & 127);
                 int nj = group_jokers(pieces, most, jokers - used, canon, js);
@@ -1079,66 +1305,49 @@ cleanup:
 
 #define NEG (-1000000000LL)
 
-typedef struct {
-    u128 key;
-    long long ub;
-    int used;
-} MemoSlot;
 
-typedef struct {
-    Problem p;
-    int first_value;
-    long long rest[53];
-    long long best, stop_at, nodes, budget, limit;
-    int limited;
-    int aborted, done, oom;
-    int32_t path[65], best_path[65];
-    uint64_t gi, best_gi;
-    MemoSlot *memo;
-    size_t memo_cap, memo_n;
-} Dfs;
-
-static int memo_get(Dfs *x, u128 key, long long *ub) {
-    if (!x->memo_cap) return 0;
-    size_t h = (size_t)hash128(key) & (x->memo_cap - 1);
-    while (x->memo[h].used) {
-        if (x->memo[h].key == key) {
-            *ub = x->memo[h].ub;
-            return 1;
-        }
-        h = (h + 1) & (x->memo_cap - 1);
-    }
-    return 0;
+static int memo_get(u128 key, int left, long long *ub) {
+    int32_t *row = memo_row(key);
+    if (!row) return 0;
+    long long b = row_bound(row, left);
+    if (b == MEMO_NONE) return 0;
+    *ub = b;
+    return 1;
 }
 
-static void memo_put(Dfs *x, u128 key, long long ub) {
-    if ((x->memo_n + 1) * 2 > x->memo_cap) {
-        size_t cap = x->memo_cap ? x->memo_cap * 2 : 256;
-        MemoSlot *fresh = calloc(cap, sizeof(MemoSlot));
-        if (!fresh) {
+/* the colour decided last before step t (the group step decides none: colour 3) */
+static inline int twin_colour(int t) { return (t - 1) % 5 < 4 ? (t - 1) % 5 : 3; }
+
+static void memo_put(Dfs *x, u128 key, int t, int left, long long ub) {
+    if ((memo_n + 1) * 2 > memo_cap && memo_grow()) {
+        x->oom = 1;
+        return;
+    }
+    uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64);
+    size_t h = (size_t)hash128(key) & (memo_cap - 1);
+    while (memo[h].epoch == memo_epoch) {
+        if (memo[h].lo == lo && memo[h].hi == hi) {
+            int32_t *row = memo_ub + h * memo_stride;
+            if (ub < row[left]) row[left] = (int32_t)ub;
+            return;
+        }
+        h = (h + 1) & (memo_cap - 1);
+    }
+    memo[h] = (MemoSlot){lo, hi, memo_epoch};
+    int32_t *row = memo_ub + h * memo_stride;
+    for (int j = 0; j < memo_stride; j++) row[j] = MEMO_NONE;
+    row[left] = (int32_t)ub;
+    memo_n++;
+    if (t) {
+        int sh = BITS * twin_colour(t);
+        TwinSlot *g = twin_slot(key & ~((u128)CODE_MASK << sh), 1);
+        if (!g) {
             x->oom = 1;
             return;
         }
-        for (size_t i = 0; i < x->memo_cap; i++) {
-            if (!x->memo[i].used) continue;
-            size_t h = (size_t)hash128(x->memo[i].key) & (cap - 1);
-            while (fresh[h].used) h = (h + 1) & (cap - 1);
-            fresh[h] = x->memo[i];
-        }
-        free(x->memo);
-        x->memo = fresh;
-        x->memo_cap = cap;
+        if (g->n < TWIN_CODES) g->code[g->n] = (uint16_t)((key >> sh) & CODE_MASK);
+        if (g->n < 65535) g->n++;
     }
-    size_t h = (size_t)hash128(key) & (x->memo_cap - 1);
-    while (x->memo[h].used) {
-        if (x->memo[h].key == key) {
-            if (ub < x->memo[h].ub) x->memo[h].ub = ub;
-            return;
-        }
-        h = (h + 1) & (x->memo_cap - 1);
-    }
-    x->memo[h] = (MemoSlot){key, ub, 1};
-    x->memo_n++;
 }
 
 static int final_ok(const Dfs *x, u128 key) {
@@ -1178,10 +1387,45 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
     int vi = t / 5, c = t % 5;
     long long qb = x->rest[c < 4 ? vi * 4 + c : vi * 4 + 4] + (long long)(x->p.jokers - used) * jw;
     if (s + qb <= x->best) return qb;
-    u128 mkey = key | ((u128)t << 120);
+    u128 mkey = (key & ~U_MASK) | ((u128)t << 120);
+    int left = x->p.jokers - used;
     long long known;
-    if (memo_get(x, mkey, &known)) {
+    if (memo_get(mkey, left, &known)) {
         if (s + known <= x->best) return known;
+    }
+    if (t) {
+        /* a twin that differs only in the colour decided last and can do everything this
+         * state can (see dominate) bounds it too */
+        int sh = BITS * twin_colour(t);
+        unsigned b = (unsigned)((key >> sh) & CODE_MASK);
+        u128 tbase = mkey & ~((u128)CODE_MASK << sh);
+        const TwinSlot *g = twin_slot(tbase, 0);
+        if (g && g->n <= TWIN_CODES) {
+            for (int q = 0; q < g->n; q++) {
+                unsigned a = g->code[q];
+                if (a == b || !code_dominates(a, b)) continue;
+                int32_t *row = memo_row(tbase | ((u128)a << sh));
+                long long tbd = row ? row_bound(row, left) : MEMO_NONE;
+                if (tbd != MEMO_NONE && s + tbd <= x->best) {
+                    return tbd;
+                }
+            }
+        } else if (g) {
+            int b1 = b & 7, b2 = (b >> 3) & 7, b3 = (b >> 6) & 7;
+            int tb = b1 + b2 + b3, tmax = imin(7, tb + TWIN_EXTRA);
+            for (int a1 = 0; a1 <= b1; a1++)
+                for (int a2 = 0; a1 + a2 <= b1 + b2; a2++)
+                    for (int a3 = imax(b3, imax(b2 + b3 - a2, tb - a1 - a2)); a1 + a2 + a3 <= tmax;
+                         a3++) {
+                        if (a1 == b1 && a2 == b2 && a3 == b3) continue;
+                        unsigned a = (unsigned)(a1 | a2 << 3 | a3 << 6) | (b & ~511u);
+                                int32_t *row = memo_row(tbase | ((u128)a << sh));
+                        long long tbd = row ? row_bound(row, left) : MEMO_NONE;
+                        if (tbd != MEMO_NONE && s + tbd <= x->best) {
+                                    return tbd;
+                        }
+                    }
+        }
     }
     if (++x->nodes > x->budget && x->budget >= 0) {
         x->aborted = 1;
@@ -1243,20 +1487,21 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
             if (x->done || x->aborted || x->oom) return NEG;
         }
     }
-    memo_put(x, mkey, ub);
+    memo_put(x, mkey, t, left, ub);
     return ub;
 }
 
-static PyObject *dp_search(PyObject *self, PyObject *args) {
-    int first = 0;
-    long long limit = -1;
-    Dfs *x = calloc(1, sizeof(Dfs));
-    if (!x) return PyErr_NoMemory();
-    if (parse_problem(args, &x->p, &first, &limit)) {
-        free(x);
-        return NULL;
-    }
+/* the search proper, into *x (its problem parsed): the best play of at least ``target`` (first:
+ * the first one reaching it) within ``limit`` states; ``fresh``: start a new memo, else go on
+ * with the one the last search of this problem left */
+static void dfs_solve(Dfs *x, int first, long long limit, int fresh) {
     const unsigned char *values = x->p.values, *opt = x->p.opt, *weight = x->p.weight;
+    if (fresh && memo_reset(x->p.jokers + 1)) {
+        x->oom = 1;
+        return;
+    }
+    memo_shift = x->p.canon ? 1 : x->p.jokers_need ? 0 : 2;
+    memo_jw = x->p.jw;
     x->first_value = values[0];
     x->budget = x->p.budget;
     x->limit = limit;
@@ -1274,25 +1519,37 @@ static PyObject *dp_search(PyObject *self, PyObject *args) {
         x->gi = (uint64_t)gi;
         dfs(x, 0, key, 0);
     }
-    PyObject *result = NULL;
-    if (x->oom) {
-        PyErr_NoMemory();
-    } else if (x->aborted && !x->limited) {
-        result = answer(&x->p, 2, x->nodes, 0, 0, NULL, NULL);
-    } else if (x->best < target) {
-        result = answer(&x->p, x->limited ? 3 : 0, x->nodes, 0, 0, NULL, NULL);
-    } else {
-        const Opt *opts[52];
-        int js[13];
-        for (int t = 0; t < 65; t++) {
-            if (t % 5 == 4)
-                js[t / 5] = x->best_path[t];
-            else
-                opts[(t / 5) * 4 + t % 5] = &arena[x->best_path[t]];
-        }
-        result = answer(&x->p, x->limited ? 3 : 1, x->nodes, x->best, x->best_gi, opts, js);
+    memo_problem = x->oom ? 0 : x->p.fp;
+}
+
+/* the answer of a search (status 3 when ``limit`` cut it short) */
+static PyObject *dfs_answer(Dfs *x, long long spent) {
+    long long target = x->p.target + (long long)x->p.jokers_need * x->p.jw;
+    if (x->oom) return PyErr_NoMemory();
+    if (x->aborted && !x->limited) return answer(&x->p, 2, spent, 0, 0, NULL, NULL);
+    if (x->best < target) return answer(&x->p, x->limited ? 3 : 0, spent, 0, 0, NULL, NULL);
+    const Opt *opts[52];
+    int js[13];
+    for (int t = 0; t < 65; t++) {
+        if (t % 5 == 4)
+            js[t / 5] = x->best_path[t];
+        else
+            opts[(t / 5) * 4 + t % 5] = &arena[x->best_path[t]];
     }
-    free(x->memo);
+    return answer(&x->p, x->limited ? 3 : 1, spent, x->best, x->best_gi, opts, js);
+}
+
+static PyObject *dp_search(PyObject *self, PyObject *args) {
+    int first = 0;
+    long long limit = -1;
+    Dfs *x = calloc(1, sizeof(Dfs));
+    if (!x) return PyErr_NoMemory();
+    if (parse_problem(args, &x->p, &first, &limit)) {
+        free(x);
+        return NULL;
+    }
+    dfs_solve(x, first, limit, 1);
+    PyObject *result = dfs_answer(x, x->nodes);
     free(x);
     return result;
 }
