@@ -34,7 +34,8 @@ The model (what "legal" means here)
 * Ties (same count or value): the solver keeps table melds unchanged where it can, greedily and
   with the placed pieces fixed: meld by meld in table order, a meld is kept when the other
   pieces still make valid melds (inclusion-maximal for those pieces, not always the minimum
-  number of changed melds). A trial the search cannot settle within ``TRIAL_LIMIT`` states
+  number of changed melds; the treatment of the other locked joker melds stays as the best
+  play chose it). A trial the search cannot settle within ``TRIAL_LIMIT`` states
   counts as "this meld changes"; the play stays optimal either way.
 
 The algorithm
