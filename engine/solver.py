@@ -315,14 +315,26 @@ class _Problem:
     face: type[Face]
     canonical: bool = True  # jokers only where needed, the rest added afterwards
     hints: bytes = bytes(60)  # how the table's own melds use each cell (orders the search)
-    _usable: list[list[int]] | None = None
+    _usable: list[int] | None = None
+
+    def usable_cells(self) -> list[int]:
+        """The rack pieces some meld could hold (:func:`_placeable`) on 60 cells, computed
+        once."""
+        if self._usable is None:
+            need, opt = self.need, self.opt
+            self._usable = _placeable_cells(
+                need[0] + need[1] + need[2] + need[3],
+                opt[0] + opt[1] + opt[2] + opt[3],
+                self.jokers_need + self.jokers_opt,
+                self.wrap,
+                self.blocks,
+            )
+        return self._usable
 
     def usable(self) -> list[list[int]]:
-        """The rack pieces some meld could hold (:func:`_placeable`), computed once."""
-        if self._usable is None:
-            jokers = self.jokers_need + self.jokers_opt
-            self._usable = _placeable(self.need, self.opt, jokers, self.wrap, self.blocks)
-        return self._usable
+        """:meth:`usable_cells` per colour and value."""
+        cells = self.usable_cells()
+        return [cells[0:15], cells[15:30], cells[30:45], cells[45:60]]
 
     @property
     def canon(self) -> bool:
@@ -339,34 +351,46 @@ class _Slot:
 
 def _placeable(need, opt, jokers, wrap, blocks=()) -> list[list[int]]:
     """Drop rack tiles that no meld can hold at all (a sound filter: it only removes pieces
-    without any group or run around them)."""
-    out = [row[:] for row in opt]
-    if jokers >= 2 or not any(map(any, opt)):  # a piece and two jokers make a meld
+    without any group or run around them); ``need``/``opt`` per colour and value."""
+    cells = _placeable_cells(
+        need[0] + need[1] + need[2] + need[3],
+        opt[0] + opt[1] + opt[2] + opt[3],
+        jokers,
+        wrap,
+        blocks,
+    )
+    return [cells[0:15], cells[15:30], cells[30:45], cells[45:60]]
+
+
+def _placeable_cells(
+    need: list[int], opt: list[int], jokers: int, wrap: bool, blocks: Sequence[_Block] = ()
+) -> list[int]:
+    """:func:`_placeable` on 60 cells (colour * 15 + value)."""
+    out = opt[:]
+    if jokers >= 2 or not any(opt):  # a piece and two jokers make a meld
         return out
-    have = [[need[c][v] + opt[c][v] for v in range(15)] for c in range(4)]
+    have = [a + b for a, b in zip(need, opt, strict=True)]
     for b in blocks:
         for v in range(b.start, b.end + 1):
-            have[b.colour][v] += 1
-    colours = [sum(1 for c in range(4) if have[c][v]) for v in range(15)]
-    for c in range(4):
-        for v in range(1, 14):
-            if not opt[c][v]:
+            have[b.colour * 15 + v] += 1
+    for cell, n in enumerate(opt):
+        if not n:
+            continue
+        c, v = divmod(cell, 15)
+        partners = (have[v] > 0) + (have[15 + v] > 0) + (have[30 + v] > 0) + (have[45 + v] > 0)
+        if partners - 1 + jokers >= 2:  # a group
+            continue
+        row = c * 15
+        for s in range(v - 2, v + 1):  # a run through it: three values, the gaps jokers
+            window = [s, s + 1, s + 2]
+            if wrap:
+                window = [(x - 1) % 13 + 1 for x in window]
+            elif s < 1 or s + 2 > 13:
                 continue
-            if colours[v] - 1 + jokers >= 2:  # group partners
-                continue
-            ok = False
-            for s in range(v - 2, v + 1):
-                cells = [s, s + 1, s + 2]
-                if wrap:
-                    cells = [(x - 1) % 13 + 1 for x in cells]
-                elif s < 1 or s + 2 > 13:
-                    continue
-                missing = sum(1 for x in cells if x != v and not have[c][x])
-                if missing <= jokers:
-                    ok = True
-                    break
-            if not ok:
-                out[c][v] = 0
+            if sum(1 for x in window if x != v and not have[row + x]) <= jokers:
+                break
+        else:
+            out[cell] = 0
     return out
 
 
@@ -432,15 +456,20 @@ def _dp_call(function, args: tuple, target: int, *more):
     return result
 
 
+_LINEAR_VALUES = bytes(range(1, 14))
+_NO_GUESS = array("H", [0, 0, 0, 0]).tobytes()
+
+
 def _dp_arguments(p: _Problem) -> tuple:
     """The problem as ``engine._dp`` takes it (see the comment at the top of engine/_dp.c)."""
     jokers = p.jokers_need + p.jokers_opt
-    opt = p.usable()
-    values = list(range(1, 14))
-    guesses: list[tuple[int, ...]] = [(0, 0, 0, 0)]
+    opt = p.usable_cells()
+    values = _LINEAR_VALUES
+    guesses = _NO_GUESS
     if p.wrap:
-        cut, guesses = _wrap_cut(p.need, opt, jokers)
-        values = values[cut:] + values[:cut]
+        cut, guessed = _wrap_cut(p.need, p.usable(), jokers)
+        values = _LINEAR_VALUES[cut:] + _LINEAR_VALUES[:cut]
+        guesses = array("H", [code for g in guessed for code in g]).tobytes()
     starts = bytearray(60)
     ends = bytearray(60)
     blocks = bytearray()
@@ -448,10 +477,11 @@ def _dp_arguments(p: _Problem) -> tuple:
         starts[b.colour * 15 + b.start] += 1
         ends[b.colour * 15 + b.end] += 1
         blocks += bytes((b.colour, b.start, b.end, len(b.pieces)))
-        blocks += bytes(_JOKER_CODE if f.is_joker else f.suit * 16 + f.rank for f in b.pieces)
+        blocks += bytes(_codes(b.pieces))
+    need = p.need
     return (
-        bytes(p.need[0] + p.need[1] + p.need[2] + p.need[3]),
-        bytes(opt[0] + opt[1] + opt[2] + opt[3]),
+        bytes(need[0] + need[1] + need[2] + need[3]),
+        bytes(opt),
         bytes(p.weight),
         p.joker_weight,
         jokers,
@@ -459,8 +489,8 @@ def _dp_arguments(p: _Problem) -> tuple:
         p.open_min,
         int(p.canon),
         int(p.wrap),
-        bytes(values),
-        array("H", [code for g in guesses for code in g]).tobytes(),
+        values,
+        guesses,
         bytes(starts),
         bytes(ends),
         p.hints,
