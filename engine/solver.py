@@ -1424,10 +1424,16 @@ def _unchanged(ctx: _Context, found: _Found) -> set[int]:
     return kept
 
 
-def _multiset(codes: tuple[int, ...]) -> dict[int, int]:
-    """Piece code -> copies (most melds hold each piece once)."""
-    distinct = dict.fromkeys(codes, 1)
-    return distinct if len(distinct) == len(codes) else Counter(codes)
+def _mask(codes: Iterable[int]) -> int:
+    """A meld's pieces as bits (the k-th copy of piece code c is bit 4c + k), so that the
+    pieces two melds share are ``(a & b).bit_count()``."""
+    mask = 0
+    for code in codes:
+        bit = 1 << (code << 2)
+        while mask & bit:
+            bit <<= 1
+        mask |= bit
+    return mask
 
 
 def _arrange_table(ctx: _Context, found: _Found) -> list[list[Face]]:
@@ -1449,26 +1455,23 @@ def _arrange_table(ctx: _Context, found: _Found) -> list[list[Face]]:
         if same:
             used.add(same.pop())
             unchanged[i] = list(meld)
-    # where each piece lies among the changed melds: code -> [(meld, copies there)]
-    lies: dict[int, list[tuple[int, int]]] = {}
-    for i, info in enumerate(ctx.infos):
-        if i not in unchanged:
-            for code, n in _multiset(info.key[0]).items():
-                lies.setdefault(code, []).append((i, n))
+    changed = [(i, _mask(ctx.codes[i])) for i in range(len(table)) if i not in unchanged]
     home: dict[int, list[list[Face]]] = {}
     brand_new: list[list[Face]] = []
     for k, meld in enumerate(found.melds):
         if k in used:
             continue
-        overlap: dict[int, int] = {}
-        for code, n in _multiset(meld).items():
-            for i, there in lies.get(code, ()):
-                overlap[i] = overlap.get(i, 0) + min(n, there)
+        mask = _mask(meld)
+        best, most = -1, 0
+        for i, old in changed:  # the most shared pieces, the first such meld on a tie
+            shared = (mask & old).bit_count()
+            if shared > most:
+                best, most = i, shared
         new = [faces[c] for c in meld]
-        if overlap:  # the most shared pieces, the first such meld on a tie
-            home.setdefault(max(overlap, key=lambda i: (overlap[i], -i)), []).append(new)
-        else:
+        if best < 0:
             brand_new.append(new)
+        else:
+            home.setdefault(best, []).append(new)
     out: list[list[Face]] = []
     for i in range(len(table)):
         if i in unchanged:
