@@ -1257,7 +1257,9 @@ def _best(
         jokers_need += infos[i].jokers
     rack, rack_jokers = _tally(hand if must is None else must)
     choice_lists = [_choices(i, infos[i], rack, need) for i in locked]
-    best: _Found | None = None
+    # every treatment with the most it could score (every placeable rack piece placed), the
+    # most promising first: a good play found early lets the search drop the others quickly
+    setups: list[tuple[int, _Setup, _Problem, int]] = []
     for config in itertools.product(*choice_lists):
         setup = _Setup(need[:], jokers_need, rack[:], rack_jokers, [], loose, sorted(keep))
         if not _treat(ctx, setup, config):
@@ -1268,8 +1270,20 @@ def _best(
             setup.jokers_need += setup.jokers_opt
             setup.opt = [0] * 60
             setup.jokers_opt = 0
+        constant = sum(ctx.worth(code) for code in setup.placed)
+        problem = setup.problem(ctx)
+        setups.append((_upper_bound(problem) + constant, setup, problem, constant))
+    if len(setups) > 1:
+        setups.sort(key=lambda entry: (-entry[0], -len(entry[1].kept)))
+    best: _Found | None = None
+    for most, setup, problem, constant in setups:
+        if most < target or (
+            best is not None
+            and (most < best.score or (most == best.score and len(setup.kept) <= len(best.kept)))
+        ):
+            continue  # cannot beat the best play (a tie wins only by keeping more melds)
         goal = target if best is None else max(target, best.score)
-        found = _search(ctx, setup, goal, False)
+        found = _search(ctx, setup, goal, False, constant, problem)
         if found is not None and (
             best is None
             or found.score > best.score
@@ -1313,13 +1327,20 @@ def _treat(ctx: _Context, setup: _Setup, config: Sequence[_Choice]) -> bool:
 
 
 def _search(
-    ctx: _Context, setup: _Setup, goal: int, first: bool, constant: int | None = None
+    ctx: _Context,
+    setup: _Setup,
+    goal: int,
+    first: bool,
+    constant: int | None = None,
+    problem: _Problem | None = None,
 ) -> _Found | None:
     """The search on one setup, scoring at least ``goal`` (``first``: a tie-break trial, see
-    :func:`_run_dp`; ``constant``: the score of ``setup.placed``, when known)."""
+    :func:`_run_dp`; ``constant``: the score of ``setup.placed``, and ``problem``: the setup's
+    problem, when known)."""
     if constant is None:
         constant = sum(ctx.worth(code) for code in setup.placed)
-    problem = setup.problem(ctx)
+    if problem is None:
+        problem = setup.problem(ctx)
     result = _run_dp(problem, goal - constant, first)
     if result is None:
         return None
