@@ -33,6 +33,10 @@
  * RUN_DFS_LIMIT more states, at its own target (it often settles there quickly), and otherwise
  * prunes its layers with the memo's bounds. Either way the answer is the same optimum; the
  * states reported include those of the search.
+ *
+ * Both also look ahead (see Ahead): an option is dropped when the runs that must go on (short
+ * ones need the next one or two values) and the groups of the current value that must fill up
+ * need more jokers than are left. Such a state has no valid end, so nothing else changes.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1076,10 +1080,80 @@ static inline int memo_prunes(u128 key, int t, int left, long long score, long l
     return b != MEMO_NONE && score + b < target;
 }
 
+/* Look-ahead: jokers a state needs at least, so that a state (or option) that needs more than
+ * it has left is dropped at once rather than cells later; it has no valid end, so both searches
+ * keep the same answers (the Python reference has no look-ahead; the tests compare). Runs: every
+ * short run (one or two long, or waiting after a joker) must go on to the next value of the pass,
+ * a run of one to the value after too, on pieces there (needed or rack ones, or a locked run
+ * starting there that absorbs it) or on jokers; past the last value linear runs cannot go on,
+ * wrapping ones go on into the guessed crossing runs (not checked here). ``look_need`` is how
+ * many jokers colour c needs for that with its runs ``code`` after value index vi (LOOK_DEAD: it
+ * cannot). Groups: see look_groups. Joker uses of different runs and groups are distinct, so the
+ * needs add up; pieces may be counted for several of them (a bound, not an assignment). */
+typedef struct {
+    int16_t a[13][4][2]; /* per value index and colour: pieces at the next value and the one
+                            after (-1: no such value, linear runs; 64: past the end, wrap) */
+    int16_t later[13][4]; /* per value index and colour: pieces of the later colours there */
+} Ahead;
+
+#define LOOK_DEAD 64
+
+static inline int look_need(const Ahead *A, int vi, int c, unsigned code) {
+    int n1 = code & 7, n2 = (code >> 3) & 7, gap = code >> 9;
+    int go = n1 + n2 + gap;
+    if (!go || vi < 0) return 0;
+    int a1 = A->a[vi][c][0], a2 = A->a[vi][c][1];
+    if (a1 < 0 || (n1 && a2 < 0)) return LOOK_DEAD;
+    return (go > a1 ? go - a1 : 0) + (n1 && n1 > a2 ? n1 - a2 : 0);
+}
+
+/* the jokers every colour but ``skip`` needs at least in state ``key`` before cell (vi, c)
+ * (colours before c are decided at vi, the others at vi - 1) */
+static inline int look_others(const Ahead *A, int vi, int c, int skip, u128 key) {
+    int n = 0;
+    for (int d = 0; d < 4; d++)
+        if (d != skip)
+            n += look_need(A, d < c ? vi : vi - 1, d, (unsigned)((key >> (BITS * d)) & CODE_MASK));
+    return n;
+}
+
+/* The groups of the value being decided: ``pieces`` collected so far (``most`` of one colour)
+ * need at least max(most, 1) groups of three, made of these, the later colours' pieces of this
+ * value and jokers. */
+static inline int look_groups(const Ahead *A, int vi, int c, int pieces, int most) {
+    if (!pieces) return 0;
+    int d = 3 * (most > 1 ? most : 1) - pieces - A->later[vi][c];
+    return d > 0 ? d : 0;
+}
+
+static void look_init(Ahead *A, const Problem *p) {
+    for (int vi = 0; vi < 13; vi++) {
+        int v = p->values[vi], n = 0;
+        for (int c = 3; c >= 0; c--) {
+            A->later[vi][c] = (int16_t)n;
+            n += p->need[c * 15 + v] + p->opt[c * 15 + v];
+        }
+    }
+    for (int vi = 0; vi < 13; vi++)
+        for (int c = 0; c < 4; c++)
+            for (int k = 0; k < 2; k++) {
+                int wi = vi + 1 + k;
+                if (wi >= 13) {
+                    A->a[vi][c][k] = p->wrap ? 64 : -1;
+                    continue;
+                }
+                int w = p->values[wi];
+                int a = p->need[c * 15 + w] + p->opt[c * 15 + w] + p->starts[c * 15 + w];
+                if (k) a += p->starts[c * 15 + p->values[vi + 1]];
+                A->a[vi][c][k] = (int16_t)a;
+            }
+}
+
 typedef struct Dfs Dfs;
 struct Dfs {
     Problem p;
     int first_value;
+    Ahead ahead;
     long long rest[53];
     long long best, stop_at, nodes, budget, limit;
     int limited;
@@ -1155,6 +1229,8 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
         use_memo = memo_problem == pr.fp;
     }
     long long memo_asked = 0, memo_pruned = 0; /* lookups that prune rarely are given up */
+    Ahead ahead;
+    look_init(&ahead, &pr);
     for (int i = 0; i < steps; i++) {
         int v = values[i / 4], c = i % 4;
         int sh = BITS * c;
@@ -1191,8 +1267,14 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
             int most = (int)((key >> SH_M) & 7);
             u128 base = key - ((u128)code << sh);
             int ov = (int)((key >> SH_OV) & 127);
+            int others = look_others(&ahead, i / 4, c, c, key); /* the look-ahead */
+            int pieces0 = (int)((key >> SH_G) & 15);
             for (uint32_t k = 0; k < ocount; k++) {
                 const Opt *op = &arena[ostart + k];
+                if (others + look_need(&ahead, i / 4, c, op->new_code) +
+                        look_groups(&ahead, i / 4, c, pieces0 + op->g, imax(most, op->g)) >
+                    jokers - used - op->y)
+                    continue;
                 int ns = score + op->xo * w + op->y * jw;
                 if (ns + (long long)(jokers - used - op->y) * jw < bound) continue;
                 u128 nk = base + ((u128)op->new_code << sh) + ((u128)op->y << SH_U) +
@@ -1229,8 +1311,10 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
                 u128 base = key & ~(((u128)15 << SH_G) | ((u128)7 << SH_M));
                 int ov = (int)((key >> SH_OV) & 127);
                 int nj = group_jokers(pieces, most, jokers - used, canon, js);
+                int runs = look_others(&ahead, i / 4, 4, -1, key); /* the look-ahead */
                 for (int q = 0; q < nj; q++) {
                     int j = js[q];
+                    if (runs > jokers - used - j) continue;
                     int ns = en->score + j * jw;
                     u128 nk = base + ((u128)j << SH_U);
                     if (open_min && j) nk += (u128)(imin(open_min, ov + v * j) - ov) << SH_OV;
@@ -1455,8 +1539,15 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         int most = (int)((key >> SH_M) & 7);
         u128 base = key - ((u128)code << sh);
         int ov = (int)((key >> SH_OV) & 127);
+        const Ahead *A = &x->ahead;
+        int others = look_others(A, vi, c, c, key); /* the look-ahead */
+        int pieces0 = (int)((key >> SH_G) & 15);
         for (uint32_t k = 0; k < ocount; k++) {
             const Opt *op = &arena[ostart + k];
+            if (others + look_need(A, vi, c, op->new_code) +
+                    look_groups(A, vi, c, pieces0 + op->g, imax(most, op->g)) >
+                left - op->y)
+                continue;
             int gain = op->xo * w + op->y * jw;
             u128 nk = base + ((u128)op->new_code << sh) + ((u128)op->y << SH_U) +
                       ((u128)op->g << SH_G);
@@ -1477,8 +1568,10 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         int ov = (int)((key >> SH_OV) & 127);
         int js[16];
         int nj = group_jokers(pieces, most, x->p.jokers - used, x->p.canon, js);
+        int runs = look_others(&x->ahead, vi, 4, -1, key); /* the look-ahead */
         for (int q = 0; q < nj; q++) {
             int j = js[q];
+            if (runs > left - j) continue;
             u128 nk = base + ((u128)j << SH_U);
             if (x->p.open_min && j) nk += (u128)(imin(x->p.open_min, ov + v * j) - ov) << SH_OV;
             x->path[t] = j;
@@ -1503,6 +1596,7 @@ static void dfs_solve(Dfs *x, int first, long long limit, int fresh) {
     memo_shift = x->p.canon ? 1 : x->p.jokers_need ? 0 : 2;
     memo_jw = x->p.jw;
     x->first_value = values[0];
+    look_init(&x->ahead, &x->p);
     x->budget = x->p.budget;
     x->limit = limit;
     x->rest[52] = 0;
