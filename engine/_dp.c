@@ -12,6 +12,9 @@
  *     starts, ends, hints, blocks, target, budget)
  * search(the same, first, limit)
  *   -> (status, states, score, melds, placed, jokers_laid)
+ * trials(the same as run, limit, cases)
+ *   -> (status, states, score, melds, placed, jokers_laid, case): the tie-break trials, each a
+ *   change of the needed pieces searched with ``first``, until one has a play (see dp_trials)
  *   need, opt, starts, ends, hints: bytes of 4 * 15 cells ([colour * 15 + value]); hints say
  *   how the table's own melds use the cell (group pieces | runs ended before << 2 | runs
  *   starting << 4), which orders the options (never the answer);
@@ -1648,6 +1651,129 @@ static PyObject *dp_search(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* a result tuple with ``extra`` appended (steals ``result``) */
+static PyObject *with_case(PyObject *result, int extra) {
+    if (!result) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(result);
+    PyObject *out = PyTuple_New(n + 1);
+    if (!out) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(result, i);
+        Py_INCREF(item);
+        PyTuple_SET_ITEM(out, i, item);
+    }
+    PyTuple_SET_ITEM(out, n, PyLong_FromLong(extra));
+    Py_DECREF(result);
+    return out;
+}
+
+/* trials(the problem as for search, target, budget, limit, cases): the tie-break trials of
+ * engine/solver.py (``_keep_more``: keep one more table meld exactly), in order until one has a
+ * play. Each case is a record (n, jokers, add, block, then n cells): take those n needed pieces
+ * and ``jokers`` needed jokers out of the problem, put one needed piece back at cell ``add``
+ * (255: none), drop locked block number ``block`` (255: none); it is then searched as
+ * ``search`` with ``first`` set, within ``limit`` states (``budget`` counts the states of all
+ * cases). -> (status, states, score, melds, placed, jokers laid, case): status 1 and the play of
+ * the first case that has one; 0 and case -1 when none has; 2 when the budget ran out. */
+static PyObject *dp_trials(PyObject *self, PyObject *args) {
+    if (PyTuple_GET_SIZE(args) != 19) {
+        PyErr_SetString(PyExc_TypeError, "engine._dp.trials takes 19 arguments");
+        return NULL;
+    }
+    PyObject *head = PyTuple_GetSlice(args, 0, 17);
+    if (!head) return NULL;
+    Problem base;
+    int first_unused = 0;
+    long long limit_unused = -1;
+    int bad = parse_problem(head, &base, &first_unused, &limit_unused);
+    Py_DECREF(head);
+    if (bad) return NULL;
+    long long limit = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 17));
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    char *cases;
+    Py_ssize_t cases_n;
+    if (PyBytes_AsStringAndSize(PyTuple_GET_ITEM(args, 18), &cases, &cases_n)) return NULL;
+    const unsigned char *rec = (const unsigned char *)cases;
+    unsigned char need[60], starts[60], ends[60];
+    unsigned char *blocks = malloc((size_t)base.blocks_n + 1);
+    if (!blocks) return PyErr_NoMemory();
+    long long spent = 0;
+    PyObject *result = NULL;
+    int k = 0;
+    Py_ssize_t pos = 0;
+    for (; pos < cases_n; k++) {
+        int nc = pos + 4 <= cases_n ? rec[pos] : -1;
+        if (nc < 0 || pos + 4 + nc > cases_n) break;
+        int jokers = rec[pos + 1], add = rec[pos + 2], drop = rec[pos + 3];
+        const unsigned char *cells = rec + pos + 4;
+        pos += 4 + nc;
+        memcpy(need, base.need, 60);
+        memcpy(starts, base.starts, 60);
+        memcpy(ends, base.ends, 60);
+        int ok = jokers <= base.jokers_need;
+        for (int i = 0; i < nc && ok; i++) {
+            if (cells[i] >= 60 || !need[cells[i]])
+                ok = 0;
+            else
+                need[cells[i]]--;
+        }
+        if (add != 255) {
+            if (add >= 60) break;
+            need[add]++;
+        }
+        Py_ssize_t blocks_n = 0;
+        for (Py_ssize_t b = 0, r = 0; b + 4 <= base.blocks_n; r++) {
+            const unsigned char *block = base.blocks + b;
+            Py_ssize_t size = 4 + block[3];
+            if (r == drop) {
+                starts[block[0] * 15 + block[1]]--;
+                ends[block[0] * 15 + block[2]]--;
+            } else {
+                memcpy(blocks + blocks_n, block, (size_t)size);
+                blocks_n += size;
+            }
+            b += size;
+        }
+        if (!ok) continue;
+        Problem p = base;
+        p.need = need;
+        p.starts = starts;
+        p.ends = ends;
+        p.blocks = blocks;
+        p.blocks_n = blocks_n;
+        p.jokers -= jokers;
+        p.jokers_need -= jokers;
+        p.budget = base.budget < 0 ? -1 : (spent < base.budget ? base.budget - spent : 0);
+        Dfs *x = dfs_new(&p);
+        if (!x) {
+            PyErr_NoMemory();
+            break;
+        }
+        dfs_solve(x, 1, limit, 1);
+        memo_problem = 0; /* the memo belongs to this case, not to the problem given */
+        spent += x->nodes;
+        long long target = p.target + (long long)p.jokers_need * p.jw;
+        if (x->best >= target) /* a play reaching the target is the answer, limit or not */
+            x->aborted = x->limited = 0;
+        if (x->oom || (x->aborted && !x->limited) || x->best >= target) {
+            result = with_case(dfs_answer(x, spent), k);
+            free(x);
+            break;
+        }
+        free(x);
+    }
+    free(blocks);
+    if (result || PyErr_Occurred()) return result;
+    if (pos < cases_n) {
+        PyErr_SetString(PyExc_ValueError, "engine._dp.trials: malformed cases");
+        return NULL;
+    }
+    return Py_BuildValue("(iLLOOii)", 0, spent, 0LL, Py_None, Py_None, 0, -1);
+}
+
 static PyObject *dp_cache_size(PyObject *self, PyObject *unused) {
     return Py_BuildValue("(nn)", (Py_ssize_t)cache_n, (Py_ssize_t)arena_n);
 }
@@ -1655,6 +1781,7 @@ static PyObject *dp_cache_size(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"run", dp_run, METH_VARARGS, "Run the solver's dynamic programme (see engine/solver.py)."},
     {"search", dp_search, METH_VARARGS, "The same optimum, depth first with branch and bound."},
+    {"trials", dp_trials, METH_VARARGS, "The tie-break trials, until one has a play."},
     {"cache_size", dp_cache_size, METH_NOARGS, "(cached cells, cached options)"},
     {NULL, NULL, 0, NULL},
 };

@@ -1565,20 +1565,83 @@ _recent: OrderedDict[tuple, Solution] = OrderedDict()
 _recent_lock = threading.Lock()
 
 
+def _trial_case(ctx: _Context, setup: _Setup, index: int) -> bytes | None:
+    """The trial "keep table meld ``index`` exactly" (:func:`_keep_exactly`) as
+    ``engine._dp.trials`` takes it: the number of cells to take out of the needed pieces, the
+    jokers to take out, a cell to add back (255: none), the locked block to drop (its position
+    among the blocks, 255: none), then the cells; None when it cannot be kept."""
+    info = ctx.infos[index]
+    if index in setup.blocks:
+        return bytes((0, 0, 255, list(setup.blocks).index(index)))
+    if index in setup.extended:
+        return bytes((0, 0, _cell(setup.extended[index][0]), 255))
+    if index in setup.freed or index in setup.loose:
+        need = setup.need
+        if not all(need[cell] for cell in info.cells):  # a piece of it extends a joker group
+            return None
+        return bytes((len(info.cells), info.jokers, 255, 255, *info.cells))
+    return None
+
+
 def _keep_more(ctx: _Context, found: _Found, unchanged: set[int]) -> _Found:
     """The tie-break: with the placed pieces fixed, keep one more table meld unchanged while
     the rest still makes valid melds, meld by meld in table order (inclusion-maximal: no
     single further meld can be kept). With the pieces fixed, each trial is a partition
-    question, which the search settles quickly."""
+    question; ``engine._dp.trials`` runs them in order until one succeeds. (With wrap-around
+    runs the cut of the cycle and its guessed crossing runs depend on the pieces, so there each
+    trial is set up on its own.)"""
     found = _settle(ctx, found)
-    for i, info in enumerate(ctx.infos):
-        if i in unchanged or not info.valid:
-            continue
-        trial = _trial(ctx, found, i)
+    order = [i for i, info in enumerate(ctx.infos) if i not in unchanged and info.valid]
+    if ctx.spec.run_mode == "wrap":
+        for i in order:
+            if i not in unchanged:
+                trial = _trial(ctx, found, i)
+                if trial is not None:
+                    found = trial
+                    unchanged = _unchanged(ctx, found)
+        return found
+    while order:
+        setup = found.setup
+        cases = bytearray()
+        tried = []
+        for i in order:
+            case = _trial_case(ctx, setup, i)
+            if case is not None:
+                cases += case
+                tried.append(i)
+        if not tried:
+            break
+        args = _dp_arguments(setup.problem(ctx))
+        status, _spent, _score, melds, placed, used, k = _dp_call(
+            _dp.trials, args, 0, TRIAL_LIMIT, bytes(cases)
+        )
+        if status != 1:
+            break
+        index = tried[k]
+        trial = _kept_play(ctx, found, index, _Played(melds, placed, used))
         if trial is not None:
             found = trial
             unchanged = _unchanged(ctx, found)
+        order = [j for j in order[order.index(index) + 1 :] if j not in unchanged]
     return found
+
+
+def _kept_play(ctx: _Context, found: _Found, index: int, played: _Played) -> _Found | None:
+    """The play a successful trial of :func:`_keep_more` found, settled."""
+    setup = found.setup.copy()
+    _keep_exactly(ctx, setup, index)
+    rebuilt = _rebuild_codes(setup.problem(ctx), played)
+    if rebuilt is None:  # no room for a spare joker: the trial again with jokers anywhere
+        return _trial(ctx, found, index)
+    melds, _placed = rebuilt
+    kept = _Found(
+        found.score,
+        [meld for _p, _r, meld in setup.extended.values()] + melds,
+        list(setup.kept),
+        found.placed,
+        setup,
+    )
+    return _settle(ctx, kept)
 
 
 def forget_recent() -> None:
