@@ -56,11 +56,14 @@ The search runs in C (``engine/_dp.c``, built with the package), in two exact fo
 same states: first depth first with branch and bound (the options placing most rack pieces and
 fewest jokers first; a memo keeps, per state, an upper bound of what it can still add; a state
 that cannot beat the best play found so far is dropped; when the best play reaches the upper
-bound the search stops). Most positions are settled within ``DFS_LIMIT`` states; otherwise the
-layered pass (all states of one cell at a time, with back pointers) takes over from above, and a
-state is dropped when a twin that differs only in the colour just decided has runs at least as
-long and jokers to spare (it can do everything the dropped one can). The pure-Python programme
-:func:`_run_dp_reference` is kept as the reference the tests compare both against.
+bound the search stops; a state dominated by a twin that cannot beat the best play is dropped
+too). Most positions are settled within ``DFS_LIMIT`` states; otherwise the layered pass (all
+states of one cell at a time, with back pointers) takes over from above, going on first with
+the depth-first search it follows (the memo stays between the two calls), and a state is dropped
+when a twin that differs only in the colour just decided has runs at least as long and jokers to
+spare (it can do everything the dropped one can). The tie-break trials run in the same C call
+one after the other (``engine._dp.trials``). The pure-Python programme :func:`_run_dp_reference`
+is kept as the reference the tests compare both against.
 
 Exact speed-ups: (1) the target is searched from above - first "every placeable rack piece",
 then lower in growing steps; a run with target T drops every state that cannot reach T even by
@@ -72,12 +75,15 @@ inside a run's gap, to bring a run or a group up to three, and before a run only
 to a meld with room (a group of three, a run's end), so it is added at the end; when no meld has
 room the position is solved again with jokers anywhere. A long run that just took a joker is
 "waiting": it may not end on that joker. States that used more jokers for no more score are
-dropped (each unused joker is worth the same at the end).
+dropped (each unused joker is worth the same at the end). (4) Look-ahead (C only): an option is
+dropped when the runs that must go on (a run of one or two needs the next values) and the groups
+of the current value that must fill up need more jokers than are left - it has no valid end.
 
 Wrap-around runs (Stein) form a cycle: the values are processed from a cut where the fewest runs
 can cross, each possible set of crossing runs (per colour: how many, with which length before the
 cut) is guessed and carried in the state, and the runs open at the end must cover the guessed
-ones (each at least as long; extra ones long enough to end), as the dominance above requires. Runs longer than ``max_run`` never block a solution: they are split in two.
+ones (each at least as long; extra ones long enough to end), as the dominance above requires.
+Runs longer than ``max_run`` never block a solution: they are split in two.
 """
 
 from __future__ import annotations

@@ -427,3 +427,81 @@ def test_plain_meld_facts_match_the_readings(codes, shape):
     spec = RUMMIKUB.meld_spec
     meld = tuple(codes)
     assert solver_module._plain_meld_info(meld, spec) == solver_module._read_meld_info(meld, spec)
+
+
+def _apply_trial_case(args: tuple, cases: bytes, pos: int) -> tuple[tuple | None, int]:
+    """One case of ``engine._dp.trials`` applied by hand to the problem ``args`` (see dp_trials
+    in engine/_dp.c): the search arguments it stands for (None when a piece is missing) and
+    where the next case starts."""
+    n, jokers, add, drop = cases[pos : pos + 4]
+    cells = cases[pos + 4 : pos + 4 + n]
+    need, starts, ends = bytearray(args[0]), bytearray(args[11]), bytearray(args[12])
+    ok = jokers <= args[5]
+    for cell in cells:
+        ok = ok and need[cell] > 0
+        if ok:
+            need[cell] -= 1
+    if add != 255:
+        need[add] += 1
+    blocks, kept, at, number = args[14], bytearray(), 0, 0
+    while at < len(blocks):
+        size = 4 + blocks[at + 3]
+        if number == drop:
+            starts[blocks[at] * 15 + blocks[at + 1]] -= 1
+            ends[blocks[at] * 15 + blocks[at + 2]] -= 1
+        else:
+            kept += blocks[at : at + size]
+        at, number = at + size, number + 1
+    if not ok:
+        return None, pos + 4 + n
+    changed = list(args)
+    changed[0], changed[11], changed[12], changed[14] = (
+        bytes(need),
+        bytes(starts),
+        bytes(ends),
+        bytes(kept),
+    )
+    changed[4] -= jokers
+    changed[5] -= jokers
+    return tuple(changed), pos + 4 + n
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 10**9), free=st.booleans(), mode=st.sampled_from(["count", "value"]))
+def test_c_trials_answer_as_one_search_per_case(monkeypatch, seed, free, mode):
+    """``engine._dp.trials`` (the tie-break trials in one call) answers with the first case whose
+    partition question ``engine._dp.search`` answers on its own, and with that case's play."""
+    import engine.solver as solver_module
+    from engine import _dp
+
+    rules = (FREE_JOKERS if free else PRESETS)["rummikub"]
+    rng = random.Random(seed)
+    table, hand = random_position(rng, rules, rng.randint(3, 6), rng.randint(4, 9))
+    calls = []
+    trials = _dp.trials
+
+    def capture(*args):
+        calls.append(args)
+        return trials(*args)
+
+    monkeypatch.setattr(solver_module._dp, "trials", capture)
+    solve(table, hand, rules, opened=True, mode=mode)
+    for args in calls:
+        problem, (target, budget, limit, cases) = args[:15], args[15:]
+        status, states, score, melds, placed, used, case = trials(*args)
+        pos, number, expected, spent = 0, 0, None, 0
+        while pos < len(cases) and expected is None:
+            changed, pos = _apply_trial_case(problem, cases, pos)
+            if changed is not None:
+                alone = _dp.search(*changed, target, budget, True, limit)
+                spent += alone[1]
+                if alone[3] is not None:
+                    expected = (number, alone)
+            number += 1
+        if expected is None:
+            assert (status, case, states) == (0, -1, spent)
+        else:
+            assert (status, case, states) == (1, expected[0], spent)
+            assert (score, melds, placed, used) == tuple(expected[1][2:])
