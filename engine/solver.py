@@ -473,9 +473,8 @@ def _dp_arguments(p: _Problem) -> tuple:
     values = _LINEAR_VALUES
     guesses = _NO_GUESS
     if p.wrap:
-        cut, guessed = _wrap_cut(p.need, p.usable(), jokers)
+        cut, guesses = _wrap_guesses(p.need, p.usable(), jokers)
         values = _LINEAR_VALUES[cut:] + _LINEAR_VALUES[:cut]
-        guesses = array("H", [code for g in guessed for code in g]).tobytes()
     starts = bytearray(60)
     ends = bytearray(60)
     blocks = bytearray()
@@ -748,9 +747,10 @@ def _reference_search(p: _Problem, target: int, first: bool = False) -> tuple[in
         step *= 2
 
 
-def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
-    """Where to cut the cycle of values (the pass starts at value ``cut + 1``) and every guess
-    of the runs crossing the cut (per colour the code of crossing runs by length before it)."""
+def _wrap_plan(need, opt, jokers) -> tuple[int, list[list[tuple[int, list[int]]]]]:
+    """Where to cut the cycle of values (the pass starts at value ``cut + 1``), and per colour
+    the codes of the runs that may cross the cut (by length before it), grouped by the jokers
+    they need beyond the real pieces at the cut, cheapest first."""
     best = None
     for cut in range(13):
         before = cut if cut else 13  # value just before the cut
@@ -768,22 +768,22 @@ def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
         if best is None or count < best[0]:
             best = (count, cut, per_colour)
     _, cut, per_colour = best
-    options = []
+    per_cost: list[list[tuple[int, list[int]]]] = []
     for real, limit in per_colour:
-        codes = []
+        by_cost: dict[int, list[int]] = {}
         for n1 in range(limit + 1):
             for n2 in range(limit + 1 - n1):
                 for n3 in range(limit + 1 - n1 - n2):
-                    codes.append((n1 + n2 + n3, _code(n1, n2, n3)))
-        options.append((real, codes))
-    # every combination whose runs beyond the real pieces at the cut need at most ``jokers``
-    # jokers: per colour the codes grouped by the jokers they need, cheapest first
-    per_cost: list[list[tuple[int, list[int]]]] = []
-    for real, codes in options:
-        by_cost: dict[int, list[int]] = {}
-        for n, code in codes:
-            by_cost.setdefault(max(0, n - real), []).append(code)
+                    cost = max(0, n1 + n2 + n3 - real)
+                    by_cost.setdefault(cost, []).append(_code(n1, n2, n3))
         per_cost.append(sorted(by_cost.items()))
+    return cut, per_cost
+
+
+def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
+    """The cut of :func:`_wrap_plan` and every guess of the runs crossing it (per colour the
+    code of crossing runs): every combination that needs at most ``jokers`` jokers."""
+    cut, per_cost = _wrap_plan(need, opt, jokers)
     guesses: list[tuple[int, ...]] = []
     prefix: list[int] = []
 
@@ -801,6 +801,44 @@ def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
 
     extend(0, 0)
     return cut, guesses
+
+
+def _wrap_guesses(need, opt, jokers) -> tuple[int, bytes]:
+    """:func:`_wrap_cut` with the guesses as ``engine._dp`` takes them (native uint16, four per
+    guess, the same order), built a block at a time: Stein positions can have tens of thousands
+    of guesses."""
+    cut, per_cost = _wrap_plan(need, opt, jokers)
+    # per jokers left: the (colour 2, colour 3) pairs in order, as two arrays
+    pairs: list[tuple[array, array]] = []
+    for left in range(jokers + 1):
+        second, third = array("H"), array("H")
+        for cost2, codes2 in per_cost[2]:
+            if cost2 > left:
+                break
+            for code2 in codes2:
+                for cost3, codes3 in per_cost[3]:
+                    if cost2 + cost3 > left:
+                        break
+                    second.extend([code2] * len(codes3))
+                    third.extend(codes3)
+        pairs.append((second, third))
+    out = array("H")
+    for cost0, codes0 in per_cost[0]:
+        if cost0 > jokers:
+            break
+        for code0 in codes0:
+            for cost1, codes1 in per_cost[1]:
+                if cost0 + cost1 > jokers:
+                    break
+                second, third = pairs[jokers - cost0 - cost1]
+                if not second:
+                    continue
+                for code1 in codes1:
+                    block = array("H", (code0, code1, 0, 0)) * len(second)
+                    block[2::4] = second
+                    block[3::4] = third
+                    out.extend(block)
+    return cut, out.tobytes()
 
 
 def _rebuild_reference(p: _Problem, trace: list) -> tuple[list[list[Face]], list[Face]] | None:

@@ -505,3 +505,24 @@ def test_c_trials_answer_as_one_search_per_case(monkeypatch, seed, free, mode):
         else:
             assert (status, case, states) == (1, expected[0], spent)
             assert (score, melds, placed, used) == tuple(expected[1][2:])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cells=st.lists(st.integers(0, 2), min_size=104, max_size=104),
+    jokers=st.integers(0, 4),
+)
+def test_wrap_guesses_as_bytes_match_the_guess_list(cells, jokers):
+    """The guesses of crossing runs built a block at a time for engine._dp are the reference
+    list (:func:`_wrap_cut`) in the same order."""
+    from array import array
+
+    import engine.solver as solver_module
+
+    need = [[0, *cells[c * 13 : c * 13 + 13], 0] for c in range(4)]
+    opt = [[0, *(min(1, x) for x in cells[52 + c * 13 : 52 + c * 13 + 13]), 0] for c in range(4)]
+    cut, guesses = solver_module._wrap_cut(need, opt, jokers)
+    assert solver_module._wrap_guesses(need, opt, jokers) == (
+        cut,
+        array("H", [code for guess in guesses for code in guess]).tobytes(),
+    )
