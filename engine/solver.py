@@ -407,7 +407,7 @@ WRAP_DFS_LIMIT = 500_000
 """The same for wrap-around runs (Stein), where the layered pass is much slower (no canonical
 jokers, a guess per set of crossing runs)."""
 
-TRIAL_LIMIT = 3000
+TRIAL_LIMIT = 1500
 """States one tie-break trial (keep one more table meld unchanged) may cost; a trial that
 needs more is counted as "this meld changes" (the play stays optimal, only less tidy)."""
 
