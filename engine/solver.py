@@ -15,9 +15,10 @@ The model (what "legal" means here)
 * Before opening the table is untouched: the rack alone forms new melds. Rummikub: worth at least
   ``opening_minimum`` (30) together, a joker counting the value it stands for; Stein: at least one
   meld of 3 (any placement is one). When no opening exists the answer places nothing.
-* Jokers stand anywhere legal: a table joker may end in any meld (in the engine a table joker
-  moves along with the pieces around it; RULES.md "A joker on the table is freed by the tile it
-  stands for" matters only for taking it to the hand, which this model never does).
+* Jokers stand anywhere a meld allows: a table joker may end in any meld. The engine is
+  stricter (docs/DECISIONS.md "Table jokers stay in their meld"); ``jokers_stay=True`` solves
+  with every valid table meld holding a joker treated like a Rummikub locked meld below (kept,
+  extended, never freed), which ``place`` and ``hint`` use when the free answer moves a joker.
 * Rummikub ``joker_meld_no_split`` (RULES.md: "a meld containing a joker may not be split"): a
   valid table meld holding a joker is either **kept** - a run keeps its pieces in order as one
   block that may be extended at both ends (by pieces or by whole runs joined to it); a group stays
@@ -1176,6 +1177,7 @@ class _Context:
     open_min: int
     known: dict[tuple[int, ...], _MeldInfo]  # _known_melds(spec)
     pieces: set[tuple[int, ...]] = field(default_factory=set)  # each table meld's sorted codes
+    jokers_stay: bool = False  # table jokers stay in their melds (see solve)
 
     def key(self, meld: tuple[int, ...]) -> tuple | None:
         """What "the same meld" means (:attr:`_MeldInfo.key`), or None when no table meld has
@@ -1249,18 +1251,20 @@ _Choice = tuple[str, int, int, bool]
 """How one locked joker meld is treated: (kind, meld, piece code, from the rack)."""
 
 
-def _choices(index: int, info: _MeldInfo, rack: list[int], pool: list[int]) -> list[_Choice]:
+def _choices(
+    index: int, info: _MeldInfo, rack: list[int], pool: list[int], frees: bool = True
+) -> list[_Choice]:
     """The treatments of a table meld holding a joker under ``joker_meld_no_split`` (see the
     module docstring): kept (a run as an extendable block), extended by one missing colour (a
-    group), or freed by a rack tile it stands for (one joker only). ``rack``/``pool``: cell
-    tallies of the rack pieces and of the loose table pieces."""
+    group), or freed by a rack tile it stands for (one joker only; not when ``frees`` is off).
+    ``rack``/``pool``: cell tallies of the rack pieces and of the loose table pieces."""
     choices: list[_Choice] = [("block" if info.run else "keep", index, 0, False)]
     for piece in info.missing:
         if rack[_cell(piece)]:
             choices.append(("extend", index, piece, True))
         if pool[_cell(piece)]:
             choices.append(("extend", index, piece, False))
-    for piece in info.frees:
+    for piece in info.frees if frees else ():
         if rack[_cell(piece)]:
             choices.append(("free", index, piece, True))
     return choices
@@ -1290,7 +1294,7 @@ def _best(
     infos = ctx.infos
     free = [i for i in range(len(infos)) if i not in keep]
     locked: list[int] = []
-    if ctx.rules.joker_meld_no_split:
+    if ctx.rules.joker_meld_no_split or ctx.jokers_stay:
         locked = [i for i in free if infos[i].jokers and infos[i].valid]
     loose = [i for i in free if i not in locked] if locked else free
     need = [0] * 60
@@ -1300,7 +1304,7 @@ def _best(
             need[cell] += 1
         jokers_need += infos[i].jokers
     rack, rack_jokers = _tally(hand if must is None else must)
-    choice_lists = [_choices(i, infos[i], rack, need) for i in locked]
+    choice_lists = [_choices(i, infos[i], rack, need, not ctx.jokers_stay) for i in locked]
     # every treatment with the most it could score (every placeable rack piece placed), the
     # most promising first: a good play found early lets the search drop the others quickly
     setups: list[tuple[int, _Setup, _Problem, int]] = []
@@ -1556,11 +1560,16 @@ def solve(
     must_place: Sequence[Face] | None = None,
     budget: int | None = None,
     prefer_unchanged: bool = True,
+    jokers_stay: bool = False,
 ) -> Solution:
     """The best play of ``hand`` pieces into ``table`` (see :func:`_solve_exact`). With a
     ``budget`` (DP states), a search that would need more raises :class:`SolverBudgetExceeded`
     instead of running on: the bot and the computer players use it to stay responsive.
-    ``prefer_unchanged=False`` skips the tie-break (any optimal play, fewer solver passes)."""
+    ``prefer_unchanged=False`` skips the tie-break (any optimal play, fewer solver passes).
+    ``jokers_stay``: every valid table meld holding a joker is kept whole, a run only extended
+    at its ends, a group only completed (docs/DECISIONS.md "Table jokers stay in their meld":
+    the engine's ``place`` and ``hint`` fall back to this when the best play moves a table
+    joker away from its meld, which the model above allows)."""
     key = (
         tuple(_codes(m) for m in table),
         _codes(hand),
@@ -1570,6 +1579,7 @@ def solve(
         frozenset(fixed),
         None if must_place is None else _codes(must_place),
         prefer_unchanged,
+        jokers_stay,
     )
     with _recent_lock:
         known = _recent.get(key)
@@ -1588,6 +1598,7 @@ def solve(
             fixed=fixed,
             must_place=must_place,
             prefer_unchanged=prefer_unchanged,
+            jokers_stay=jokers_stay,
         )
     finally:
         _budget.left = previous
@@ -1596,7 +1607,7 @@ def solve(
         if must_place is None and solution.count:
             # the same table answers "place exactly these pieces" (the typed form of a hint)
             placed = _codes(solution.placed)
-            _recent[(*key[:6], placed, prefer_unchanged)] = _copy_solution(solution)
+            _recent[(*key[:6], placed, *key[7:])] = _copy_solution(solution)
         while len(_recent) > _RECENT_SIZE:
             _recent.popitem(last=False)
     return solution
@@ -1714,9 +1725,10 @@ def _solve_exact(
     fixed: Iterable[int] = frozenset(),
     must_place: Sequence[Face] | None = None,
     prefer_unchanged: bool = True,
+    jokers_stay: bool = False,
 ) -> Solution:
     """The best play of ``hand`` pieces into ``table`` under ``rules`` (see the module docstring
-    for the exact model).
+    for the exact model; ``jokers_stay``: see :func:`solve`).
 
     ``mode="count"`` places the most pieces, ``"value"`` the most face value; ties keep the most
     table melds unchanged. ``fixed``: indexes of table melds that must stay as they are (Stein
@@ -1767,6 +1779,7 @@ def _solve_exact(
         open_min,
         known,
         {info.key[0] for info in infos},
+        jokers_stay,
     )
     found = _best(ctx, hand_codes, keep, must, 0)
     if found is None or (must is None and not found.placed):

@@ -887,9 +887,11 @@ class TileGame(PieceGame):
         """Melds the solver must leave alone for this seat: others' claims."""
         return {k for k, m in enumerate(self.turn.table) if m.claim is not None and m.claim != seat}
 
-    def _solve(self, seat: int, must_place: Sequence[Face] | None):
+    def _solve(self, seat: int, must_place: Sequence[Face] | None, *, jokers_stay: bool = False):
         """The exact solver on the working table, within :data:`HELP_BUDGET` DP states
-        (raises ``SolverBudgetExceeded`` beyond it, so a player never waits long)."""
+        (raises ``SolverBudgetExceeded`` beyond it, so a player never waits long).
+        ``jokers_stay``: table melds holding a joker are only kept or extended (the retry when
+        the best play would move a table joker away from its meld)."""
         from .solver import solve
 
         return solve(
@@ -901,6 +903,7 @@ class TileGame(PieceGame):
             fixed=self._fixed_melds(seat),
             must_place=list(must_place) if must_place is not None else None,
             budget=HELP_BUDGET,
+            jokers_stay=jokers_stay,
         )
 
     def _cmd_place(self, seat: int, c: Command) -> list[Event]:
@@ -921,7 +924,18 @@ class TileGame(PieceGame):
                 reason=f"{text} cannot all be placed: no valid table holds them.",
                 reason_de=f"{text} lassen sich nicht alle unterbringen: kein gültiger Tisch.",
             )
-        self._adopt_solution(solution.table, ids)
+        try:
+            self._adopt_solution(solution.table, ids)
+        except RummyError as moved:  # it moves a table joker: keep the joker melds whole
+            if moved.code != "place.impossible":
+                raise
+            try:
+                kept = self._solve(seat, c.pieces, jokers_stay=True)
+            except SolverBudgetExceeded:
+                raise moved from None
+            if kept.count != len(c.pieces):
+                raise moved from None
+            self._adopt_solution(kept.table, ids)
         return [self._working_event(seat, "place", "places", "legt", format_faces(c.pieces))]
 
     def check_solution(self, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
@@ -1032,20 +1046,31 @@ class TileGame(PieceGame):
                     private=True,
                 )
             ]
-        text = f"place {format_faces(solution.placed)}"
+        best, best_de = "Best move", "Bester Zug"
         try:  # the solver lets table jokers roam; place keeps them in their melds
             self.check_solution(solution.table, solution.placed)
         except RummyError:
-            return simple_move(
-                "The best tables would move a table joker, which the rules forbid",
-                "Die besten Tische würden einen Tisch-Joker verschieben, was verboten ist",
-            )
+            try:
+                solution = self._solve(seat, None, jokers_stay=True)
+                if solution.count:
+                    self.check_solution(solution.table, solution.placed)
+            except (SolverBudgetExceeded, RummyError):
+                solution = None
+            if solution is None or not solution.count:
+                return simple_move(
+                    "The best tables would move a table joker, which the rules forbid",
+                    "Die besten Tische würden einen Tisch-Joker verschieben, was verboten ist",
+                )
+            best = "Best move that keeps the table jokers in their melds"
+            best_de = "Bester Zug, der die Tisch-Joker in ihren Kombinationen lässt"
+        text = f"place {format_faces(solution.placed)}"
+        tiles, tiles_de = ("tile", "Stein") if solution.count == 1 else ("tiles", "Steine")
         return [
             Event(
                 "hint",
                 seat,
-                f"Best move ({solution.count} tiles): {text}",
-                f"Bester Zug ({solution.count} Steine): {text}",
+                f"{best} ({solution.count} {tiles}): {text}",
+                f"{best_de} ({solution.count} {tiles_de}): {text}",
                 private=True,
                 pieces=tuple(str(f) for f in solution.placed),
             )

@@ -170,3 +170,25 @@ def test_place_may_extend_a_joker_run():
         "R1 R2 R3 J R5",
         "B5 B6 B7 B8",
     ]
+
+
+@pytest.mark.parametrize("name", ["stein", "rummikub_free"])
+def test_hint_keeps_table_jokers_in_their_melds_when_the_best_play_would_move_one(name):
+    """The best play (K10 K11 with the group's joker) would take a joker out of its meld, which
+    the rules forbid (docs/DECISIONS.md): the hint is the best play that keeps it there, and
+    typed it is accepted."""
+    from engine.rules import RUMMIKUB, STEIN
+    from engine.tiles import TileGame
+
+    rules = STEIN if name == "stein" else RUMMIKUB.with_options(joker_meld_no_split=False)
+    g = TileGame.position(rules, "B5 Y5 K5 J | R10 R11 R12", ["K10 K11 R13"], opened=[True])
+    events = g.apply(0, "hint")
+    assert events[0].text == (
+        "Best move that keeps the table jokers in their melds (1 tile): place R13"
+    )
+    assert "(1 Stein): place R13" in events[0].text_de
+    g.apply(0, _hint_command(events))
+    assert [" ".join(map(str, m)) for m in g.table_faces(working=True)] == [
+        "B5 Y5 K5 J",
+        "R10 R11 R12 R13",
+    ]

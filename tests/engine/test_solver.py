@@ -526,3 +526,25 @@ def test_wrap_guesses_as_bytes_match_the_guess_list(cells, jokers):
         cut,
         array("H", [code for guess in guesses for code in guess]).tobytes(),
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    preset=st.sampled_from(sorted(FREE_JOKERS)),
+    seed=st.integers(0, 10**9),
+    mode=st.sampled_from(["count", "value"]),
+)
+def test_jokers_stay_keeps_every_joker_meld_whole(preset, seed, mode):
+    """With ``jokers_stay`` every table meld holding a joker ends inside one meld of the new
+    table (kept, a run extended, a group completed), the table stays valid and conserves the
+    pieces, and the play is never better than the one with jokers free."""
+    rules = FREE_JOKERS[preset]
+    rng = random.Random(seed)
+    table, hand = random_position(rng, rules, rng.randint(2, 5), rng.randint(4, 9))
+    kept = solve(table, hand, rules, opened=True, mode=mode, jokers_stay=True)
+    check_solution(table, hand, rules, kept, True)
+    for meld in table:
+        if any(f.is_joker for f in meld):
+            assert any(not Counter(meld) - Counter(new) for new in kept.table), meld
+    free = solve(table, hand, rules, opened=True, mode=mode)
+    assert (kept.count, kept.value)[mode == "value"] <= (free.count, free.value)[mode == "value"]
