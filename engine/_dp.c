@@ -200,14 +200,39 @@ static inline int mismatch(const Opt *o, int code, int hint) {
     return abs(o->g - (hint & 3)) + abs(stops - ((hint >> 2) & 3)) + abs(starts - ((hint >> 4) & 3));
 }
 
-static int cell_options(int code, int need, int opt, int free_, int lead_max, int force,
-                        int starts, int ends, int canon, int hint, uint32_t *start,
-                        uint32_t *count) {
+static __attribute__((noinline)) int cell_options_make(uint64_t key, int code, int need,
+                                                       int opt, int free_, int lead_max,
+                                                       int force, int starts, int ends, int canon,
+                                                       int hint, uint32_t *start,
+                                                       uint32_t *count);
+
+/* the lookup (hot, inlined); cell_options_make computes what the cache does not hold */
+static inline int cell_options(int code, int need, int opt, int free_, int lead_max, int force,
+                               int starts, int ends, int canon, int hint, uint32_t *start,
+                               uint32_t *count) {
     uint64_t key = (uint64_t)code | (uint64_t)need << 12 | (uint64_t)opt << 18 |
                    (uint64_t)free_ << 24 | (uint64_t)lead_max << 30 | (uint64_t)force << 36 |
                    (uint64_t)starts << 37 | (uint64_t)ends << 43 | (uint64_t)canon << 49 |
                    (uint64_t)hint << 50;
     key += 1;
+    if (cache_n * 2 < cache_cap) {
+        size_t h = mix64(key) & (cache_cap - 1);
+        while (cache[h].key) {
+            if (cache[h].key == key) {
+                *start = cache[h].start;
+                *count = cache[h].count;
+                return 0;
+            }
+            h = (h + 1) & (cache_cap - 1);
+        }
+    }
+    return cell_options_make(key, code, need, opt, free_, lead_max, force, starts, ends, canon,
+                             hint, start, count);
+}
+
+static int cell_options_make(uint64_t key, int code, int need, int opt, int free_, int lead_max,
+                             int force, int starts, int ends, int canon, int hint,
+                             uint32_t *start, uint32_t *count) {
     if (cache_n * 2 >= cache_cap) {
         size_t cap = cache_cap ? cache_cap * 2 : 1 << 12;
         CacheSlot *fresh = calloc(cap, sizeof(CacheSlot));
@@ -967,6 +992,14 @@ typedef struct {
 static TwinSlot *twins = NULL;
 static size_t twins_cap = 0, twins_n = 0;
 
+/* the hash of memo and twin keys (cheaper than hash128; the tables only need a spread) */
+static inline uint64_t mhash(u128 k) {
+    uint64_t h = (uint64_t)k ^ ((uint64_t)(k >> 64) * 0x9e3779b97f4a7c15ULL);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 32);
+}
+
 static int memo_reset(int stride) {
     if (!memo_cap) {
         memo_cap = 1 << 12;
@@ -1006,7 +1039,7 @@ static int memo_grow(void) {
     for (size_t i = 0; i < memo_cap; i++) {
         if (memo[i].epoch != memo_epoch) continue;
         u128 k = (u128)memo[i].hi << 64 | memo[i].lo;
-        size_t h = (size_t)hash128(k) & (cap - 1);
+        size_t h = (size_t)mhash(k) & (cap - 1);
         while (fresh[h].epoch == memo_epoch) h = (h + 1) & (cap - 1);
         fresh[h] = memo[i];
         memcpy(ub + h * memo_stride, memo_ub + i * memo_stride, memo_stride * sizeof(int32_t));
@@ -1021,9 +1054,9 @@ static int memo_grow(void) {
 }
 
 /* the row of bounds of ``key`` (NULL: none yet) */
-static inline int32_t *memo_row(u128 key) {
+static inline int32_t *memo_row_h(u128 key, uint64_t hash) {
     uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64);
-    size_t h = (size_t)hash128(key) & (memo_cap - 1);
+    size_t h = (size_t)hash & (memo_cap - 1);
     while (memo[h].epoch == memo_epoch) {
         if (memo[h].lo == lo && memo[h].hi == hi) return memo_ub + h * memo_stride;
         h = (h + 1) & (memo_cap - 1);
@@ -1031,15 +1064,18 @@ static inline int32_t *memo_row(u128 key) {
     return NULL;
 }
 
-static TwinSlot *twin_slot(u128 key, int add) {
-    if (add && (twins_n + 1) * 2 > twins_cap) {
+static inline int32_t *memo_row(u128 key) { return memo_row_h(key, mhash(key)); }
+
+/* the twin slot of ``key`` (its mhash ``hash``); ``add``: make it when missing */
+static __attribute__((noinline)) int twins_grow(void) {
+    {
         size_t cap = twins_cap ? twins_cap * 2 : 1 << 12;
         TwinSlot *fresh = calloc(cap, sizeof(TwinSlot));
-        if (!fresh) return NULL;
+        if (!fresh) return -1;
         for (size_t i = 0; i < twins_cap; i++) {
             if (twins[i].epoch != memo_epoch) continue;
             u128 k = (u128)twins[i].hi << 64 | twins[i].lo;
-            size_t h = (size_t)hash128(k) & (cap - 1);
+            size_t h = (size_t)mhash(k) & (cap - 1);
             while (fresh[h].epoch == memo_epoch) h = (h + 1) & (cap - 1);
             fresh[h] = twins[i];
         }
@@ -1047,9 +1083,14 @@ static TwinSlot *twin_slot(u128 key, int add) {
         twins = fresh;
         twins_cap = cap;
     }
+    return 0;
+}
+
+static inline TwinSlot *twin_slot(u128 key, uint64_t hash, int add) {
+    if (add && (twins_n + 1) * 2 > twins_cap && twins_grow()) return NULL;
     if (!twins_cap) return NULL;
     uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64);
-    size_t h = (size_t)hash128(key) & (twins_cap - 1);
+    size_t h = (size_t)hash & (twins_cap - 1);
     while (twins[h].epoch == memo_epoch) {
         if (twins[h].lo == lo && twins[h].hi == hi) return &twins[h];
         h = (h + 1) & (twins_cap - 1);
@@ -1393,8 +1434,8 @@ cleanup:
 #define NEG (-1000000000LL)
 
 
-static int memo_get(u128 key, int left, long long *ub) {
-    int32_t *row = memo_row(key);
+static int memo_get(u128 key, uint64_t hash, int left, long long *ub) {
+    int32_t *row = memo_row_h(key, hash);
     if (!row) return 0;
     long long b = row_bound(row, left);
     if (b == MEMO_NONE) return 0;
@@ -1402,16 +1443,18 @@ static int memo_get(u128 key, int left, long long *ub) {
     return 1;
 }
 
-/* the colour decided last before step t (the group step decides none: colour 3) */
-static inline int twin_colour(int t) { return (t - 1) % 5 < 4 ? (t - 1) % 5 : 3; }
+/* the colour decided last before step t > 0, from c = t % 5 (the group step decides none:
+ * colour 3): (t - 1) % 5 is c - 1, or 4 (the group step) when c is 0 */
+static inline int twin_colour_c(int c) { return c ? c - 1 : 3; }
 
-static void memo_put(Dfs *x, u128 key, int t, int left, long long ub) {
+/* ``hm``: mhash(key); ``ht``: mhash of its twin base (t > 0) */
+static void memo_put(Dfs *x, u128 key, uint64_t hm, uint64_t ht, int t, int left, long long ub) {
     if ((memo_n + 1) * 2 > memo_cap && memo_grow()) {
         x->oom = 1;
         return;
     }
     uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64);
-    size_t h = (size_t)hash128(key) & (memo_cap - 1);
+    size_t h = (size_t)hm & (memo_cap - 1);
     while (memo[h].epoch == memo_epoch) {
         if (memo[h].lo == lo && memo[h].hi == hi) {
             int32_t *row = memo_ub + h * memo_stride;
@@ -1426,8 +1469,8 @@ static void memo_put(Dfs *x, u128 key, int t, int left, long long ub) {
     row[left] = (int32_t)ub;
     memo_n++;
     if (t) {
-        int sh = BITS * twin_colour(t);
-        TwinSlot *g = twin_slot(key & ~((u128)CODE_MASK << sh), 1);
+        int sh = BITS * twin_colour_c(t % 5);
+        TwinSlot *g = twin_slot(key & ~((u128)CODE_MASK << sh), ht, 1);
         if (!g) {
             x->oom = 1;
             return;
@@ -1456,7 +1499,7 @@ static int final_ok(const Dfs *x, u128 key) {
 
 /* the most the rest of the pass can still add from node t (steps: 5 per value, the fifth
  * closes the groups); returns an upper bound (NEG: no valid end from here) */
-static long long dfs(Dfs *x, int t, u128 key, long long s) {
+static long long dfs(Dfs *x, int t, u128 key, long long s, int look) {
     if (x->done || x->aborted || x->oom) return NEG;
     int used = (int)((key >> SH_U) & 15);
     int jw = x->p.jw;
@@ -1472,21 +1515,27 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         return f;
     }
     int vi = t / 5, c = t % 5;
-    long long qb = x->rest[c < 4 ? vi * 4 + c : vi * 4 + 4] + (long long)(x->p.jokers - used) * jw;
+#ifdef LOOK_CHECK
+    if (look != look_others(&x->ahead, vi, c, -1, key)) { fprintf(stderr, "LOOK MISMATCH t=%d\n", t); abort(); }
+#endif
+    long long qb = x->rest[vi * 4 + c] + (long long)(x->p.jokers - used) * jw; /* c = 4: the next
+                                                                                  value's rest */
     if (s + qb <= x->best) return qb;
     u128 mkey = (key & ~U_MASK) | ((u128)t << 120);
     int left = x->p.jokers - used;
     long long known;
-    if (memo_get(mkey, left, &known)) {
+    uint64_t hm = mhash(mkey), ht = 0;
+    if (memo_get(mkey, hm, left, &known)) {
         if (s + known <= x->best) return known;
     }
     if (t) {
         /* a twin that differs only in the colour decided last and can do everything this
          * state can (see dominate) bounds it too */
-        int sh = BITS * twin_colour(t);
+        int sh = BITS * twin_colour_c(c);
         unsigned b = (unsigned)((key >> sh) & CODE_MASK);
         u128 tbase = mkey & ~((u128)CODE_MASK << sh);
-        const TwinSlot *g = twin_slot(tbase, 0);
+        ht = mhash(tbase);
+        const TwinSlot *g = twin_slot(tbase, ht, 0);
         if (g && g->n <= TWIN_CODES) {
             for (int q = 0; q < g->n; q++) {
                 unsigned a = g->code[q];
@@ -1543,15 +1592,23 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         u128 base = key - ((u128)code << sh);
         int ov = (int)((key >> SH_OV) & 127);
         const Ahead *A = &x->ahead;
-        int others = look_others(A, vi, c, c, key); /* the look-ahead */
+        /* the look-ahead; ``look`` is look_others(A, vi, c, -1, key), kept up by the caller */
+        int others = look - look_need(A, vi - 1, c, (unsigned)code);
         int pieces0 = (int)((key >> SH_G) & 15);
+        /* the quick bound of the next step (its first test), here: gain + that bound is
+         * xo * w + qnext whatever the jokers laid, and the options come by xo falling, so the
+         * first option it drops drops all later ones too (with the same bound, as they would) */
+        long long qnext = x->rest[vi * 4 + c + 1] + (long long)left * jw;
         for (uint32_t k = 0; k < ocount; k++) {
             const Opt *op = &arena[ostart + k];
-            if (others + look_need(A, vi, c, op->new_code) +
-                    look_groups(A, vi, c, pieces0 + op->g, imax(most, op->g)) >
-                left - op->y)
+            int lk = others + look_need(A, vi, c, op->new_code);
+            if (lk + look_groups(A, vi, c, pieces0 + op->g, imax(most, op->g)) > left - op->y)
                 continue;
             int gain = op->xo * w + op->y * jw;
+            if (s + op->xo * w + qnext <= x->best) {
+                if (op->xo * w + qnext > ub) ub = op->xo * w + qnext;
+                break;
+            }
             u128 nk = base + ((u128)op->new_code << sh) + ((u128)op->y << SH_U) +
                       ((u128)op->g << SH_G);
             if (op->g > most) nk += (u128)(op->g - most) << SH_M;
@@ -1560,7 +1617,7 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
                 nk += (u128)add << SH_OV;
             }
             x->path[t] = (int32_t)(ostart + k);
-            long long r = dfs(x, t + 1, nk, s + gain);
+            long long r = dfs(x, t + 1, nk, s + gain, lk);
             if (r > NEG && gain + r > ub) ub = gain + r;
             if (x->done || x->aborted || x->oom) return NEG;
         }
@@ -1571,19 +1628,19 @@ static long long dfs(Dfs *x, int t, u128 key, long long s) {
         int ov = (int)((key >> SH_OV) & 127);
         int js[16];
         int nj = group_jokers(pieces, most, x->p.jokers - used, x->p.canon, js);
-        int runs = look_others(&x->ahead, vi, 4, -1, key); /* the look-ahead */
+        int runs = look; /* the look-ahead: look_others(&x->ahead, vi, 4, -1, key) */
         for (int q = 0; q < nj; q++) {
             int j = js[q];
             if (runs > left - j) continue;
             u128 nk = base + ((u128)j << SH_U);
             if (x->p.open_min && j) nk += (u128)(imin(x->p.open_min, ov + v * j) - ov) << SH_OV;
             x->path[t] = j;
-            long long r = dfs(x, t + 1, nk, s + (long long)j * jw);
+            long long r = dfs(x, t + 1, nk, s + (long long)j * jw, runs);
             if (r > NEG && (long long)j * jw + r > ub) ub = (long long)j * jw + r;
             if (x->done || x->aborted || x->oom) return NEG;
         }
     }
-    memo_put(x, mkey, t, left, ub);
+    memo_put(x, mkey, hm, ht, t, left, ub);
     return ub;
 }
 
@@ -1614,7 +1671,7 @@ static void dfs_solve(Dfs *x, int first, long long limit, int fresh) {
         u128 key = (u128)gi << SH_GUESS;
         for (int c = 0; c < 4; c++) key |= (u128)x->p.guesses[gi * 4 + c] << (BITS * c);
         x->gi = (uint64_t)gi;
-        dfs(x, 0, key, 0);
+        dfs(x, 0, key, 0, 0); /* look_others before the first value: 0 */
     }
     memo_problem = x->oom ? 0 : x->p.fp;
 }
