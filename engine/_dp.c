@@ -1066,26 +1066,25 @@ static inline int32_t *memo_row_h(u128 key, uint64_t hash) {
 
 static inline int32_t *memo_row(u128 key) { return memo_row_h(key, mhash(key)); }
 
-/* the twin slot of ``key`` (its mhash ``hash``); ``add``: make it when missing */
+/* twice the room for twins (out of the search's hot path) */
 static __attribute__((noinline)) int twins_grow(void) {
-    {
-        size_t cap = twins_cap ? twins_cap * 2 : 1 << 12;
-        TwinSlot *fresh = calloc(cap, sizeof(TwinSlot));
-        if (!fresh) return -1;
-        for (size_t i = 0; i < twins_cap; i++) {
-            if (twins[i].epoch != memo_epoch) continue;
-            u128 k = (u128)twins[i].hi << 64 | twins[i].lo;
-            size_t h = (size_t)mhash(k) & (cap - 1);
-            while (fresh[h].epoch == memo_epoch) h = (h + 1) & (cap - 1);
-            fresh[h] = twins[i];
-        }
-        free(twins);
-        twins = fresh;
-        twins_cap = cap;
+    size_t cap = twins_cap ? twins_cap * 2 : 1 << 12;
+    TwinSlot *fresh = calloc(cap, sizeof(TwinSlot));
+    if (!fresh) return -1;
+    for (size_t i = 0; i < twins_cap; i++) {
+        if (twins[i].epoch != memo_epoch) continue;
+        u128 k = (u128)twins[i].hi << 64 | twins[i].lo;
+        size_t h = (size_t)mhash(k) & (cap - 1);
+        while (fresh[h].epoch == memo_epoch) h = (h + 1) & (cap - 1);
+        fresh[h] = twins[i];
     }
+    free(twins);
+    twins = fresh;
+    twins_cap = cap;
     return 0;
 }
 
+/* the twin slot of ``key`` (its mhash ``hash``); ``add``: make it when missing */
 static inline TwinSlot *twin_slot(u128 key, uint64_t hash, int add) {
     if (add && (twins_n + 1) * 2 > twins_cap && twins_grow()) return NULL;
     if (!twins_cap) return NULL;

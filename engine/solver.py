@@ -804,41 +804,45 @@ def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
     return cut, guesses
 
 
+def _cost_pairs(first, second, most: int) -> list[tuple[int, int, list[int]]]:
+    """Guesses for two neighbouring colours (``per_cost`` entries of :func:`_wrap_plan`) in
+    guess order, needing at most ``most`` jokers: (jokers needed, a code of the first colour,
+    the codes of the second that go with it)."""
+    out = []
+    for cost_a, codes_a in first:
+        if cost_a > most:
+            break
+        for code_a in codes_a:
+            for cost_b, codes_b in second:
+                if cost_a + cost_b > most:
+                    break
+                out.append((cost_a + cost_b, code_a, codes_b))
+    return out
+
+
 def _wrap_guesses(need, opt, jokers) -> tuple[int, bytes]:
     """:func:`_wrap_cut` with the guesses as ``engine._dp`` takes them (native uint16, four per
     guess, the same order), built a block at a time: Stein positions can have tens of thousands
     of guesses."""
     cut, per_cost = _wrap_plan(need, opt, jokers)
-    # per jokers left: the (colour 2, colour 3) pairs in order, as two arrays
+    # per jokers left: the (colour 2, colour 3) code pairs in order, as two arrays
     pairs: list[tuple[array, array]] = []
     for left in range(jokers + 1):
         second, third = array("H"), array("H")
-        for cost2, codes2 in per_cost[2]:
-            if cost2 > left:
-                break
-            for code2 in codes2:
-                for cost3, codes3 in per_cost[3]:
-                    if cost2 + cost3 > left:
-                        break
-                    second.extend([code2] * len(codes3))
-                    third.extend(codes3)
+        for _cost, code2, codes3 in _cost_pairs(per_cost[2], per_cost[3], left):
+            second.extend([code2] * len(codes3))
+            third.extend(codes3)
         pairs.append((second, third))
     out = array("H")
-    for cost0, codes0 in per_cost[0]:
-        if cost0 > jokers:
-            break
-        for code0 in codes0:
-            for cost1, codes1 in per_cost[1]:
-                if cost0 + cost1 > jokers:
-                    break
-                second, third = pairs[jokers - cost0 - cost1]
-                if not second:
-                    continue
-                for code1 in codes1:
-                    block = array("H", (code0, code1, 0, 0)) * len(second)
-                    block[2::4] = second
-                    block[3::4] = third
-                    out.extend(block)
+    for cost, code0, codes1 in _cost_pairs(per_cost[0], per_cost[1], jokers):
+        second, third = pairs[jokers - cost]
+        if not second:
+            continue
+        for code1 in codes1:
+            block = array("H", (code0, code1, 0, 0)) * len(second)
+            block[2::4] = second
+            block[3::4] = third
+            out.extend(block)
     return cut, out.tobytes()
 
 
