@@ -1208,9 +1208,7 @@ class _Setup:
     loose: list[int]  # table melds whose pieces are in ``need``
     kept: list[int]  # table melds kept exactly (fixed, or locked and left alone)
     blocks: dict[int, _Block] = field(default_factory=dict)  # locked runs kept as blocks
-    extended: dict[int, tuple[int, bool, tuple[int, ...]]] = field(default_factory=dict)
-    """locked groups extended: meld -> (the piece, whether from the rack, the new meld)"""
-    freed: dict[int, int] = field(default_factory=dict)  # meld -> the piece that freed its joker
+    extended: dict[int, int] = field(default_factory=dict)  # locked groups: meld -> added piece
 
     def copy(self) -> _Setup:
         return _Setup(
@@ -1223,8 +1221,12 @@ class _Setup:
             self.kept[:],
             dict(self.blocks),
             dict(self.extended),
-            dict(self.freed),
         )
+
+    def new_melds(self, ctx: _Context, melds: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """The extended locked groups (first), then ``melds``."""
+        extended = [(*ctx.codes[i], piece) for i, piece in self.extended.items()]
+        return extended + melds
 
     def problem(self, ctx: _Context) -> _Problem:
         return _Problem(
@@ -1367,13 +1369,12 @@ def _treat(ctx: _Context, setup: _Setup, config: Sequence[_Choice]) -> bool:
         if from_rack:
             setup.placed.append(piece)
         if kind == "extend":
-            setup.extended[i] = (piece, from_rack, (*ctx.codes[i], piece))
+            setup.extended[i] = piece
         else:  # free: the meld's real tiles, the freeing tile and the joker become loose
             for c in info.cells:
                 setup.need[c] += 1
             setup.need[cell] += 1
             setup.jokers_need += 1
-            setup.freed[i] = piece
             setup.loose = [*setup.loose, i]
     return True
 
@@ -1393,19 +1394,16 @@ def _search(
         constant = sum(ctx.worth(code) for code in setup.placed)
     if problem is None:
         problem = setup.problem(ctx)
-    result = _run_dp(problem, goal - constant, first)
-    if result is None:
-        return None
-    score, played = result
-    rebuilt = _rebuild_codes(problem, played)
-    if rebuilt is None:  # no room for the spare jokers: solve with jokers anywhere
-        problem.canonical = False
+    while True:
         result = _run_dp(problem, goal - constant, first)
         if result is None:
             return None
         score, played = result
         rebuilt = _rebuild_codes(problem, played)
-        assert rebuilt is not None
+        if rebuilt is not None or not problem.canon:
+            break
+        problem.canonical = False  # no room for the spare jokers: solve with jokers anywhere
+    assert rebuilt is not None
     melds, placed = rebuilt
     # as a partition question: the pieces the search placed are needed from now on
     partition = setup.copy()
@@ -1418,35 +1416,48 @@ def _search(
     partition.jokers_opt = 0
     return _Found(
         score + constant,
-        [meld for _p, _r, meld in setup.extended.values()] + melds,
+        setup.new_melds(ctx, melds),
         list(setup.kept),
         placed + setup.placed,
         partition,
     )
 
 
-def _keep_exactly(ctx: _Context, setup: _Setup, index: int) -> bool:
-    """Change a partition ``setup`` so that table meld ``index`` stays exactly as it was (its
-    pieces leave the problem, a locked run is no longer a block, an extending piece goes back
-    to the loose ones, a freeing tile stays loose); False when it cannot (a piece of it
-    extends a joker group)."""
+def _keeping(
+    ctx: _Context, setup: _Setup, index: int
+) -> tuple[tuple[int, ...], int, int | None, bool] | None:
+    """What keeping table meld ``index`` exactly changes in a partition ``setup``: the needed
+    cells and jokers that leave the problem (its pieces), a needed cell put back (the piece
+    that extended it, a locked group), whether its locked block goes (a locked run); None when
+    it cannot be kept (a piece of it extends a joker group). A freed meld is loose: its
+    freeing tile stays needed, it is placed elsewhere."""
     info = ctx.infos[index]
     if index in setup.blocks:
-        del setup.blocks[index]
-    elif index in setup.extended:
-        piece, _from_rack, _meld = setup.extended.pop(index)
-        setup.need[_cell(piece)] += 1
-    elif index in setup.freed or index in setup.loose:
-        for cell in info.cells:
-            if not setup.need[cell]:
-                return False
-        for cell in info.cells:
-            setup.need[cell] -= 1
-        setup.freed.pop(index, None)
-        setup.jokers_need -= info.jokers
-        setup.loose = [i for i in setup.loose if i != index]
-    else:
+        return (), 0, None, True
+    if index in setup.extended:
+        return (), 0, _cell(setup.extended[index]), False
+    if index in setup.loose and all(setup.need[cell] for cell in info.cells):
+        return info.cells, info.jokers, None, False
+    return None
+
+
+def _keep_exactly(ctx: _Context, setup: _Setup, index: int) -> bool:
+    """Change a partition ``setup`` so that table meld ``index`` stays exactly as it was (see
+    :func:`_keeping`); False when it cannot."""
+    change = _keeping(ctx, setup, index)
+    if change is None:
         return False
+    cells, jokers, back, drop = change
+    if drop:
+        del setup.blocks[index]
+    if back is not None:
+        del setup.extended[index]
+        setup.need[back] += 1
+    if index in setup.loose:
+        for cell in cells:
+            setup.need[cell] -= 1
+        setup.jokers_need -= jokers
+        setup.loose = [i for i in setup.loose if i != index]
     setup.kept.append(index)
     return True
 
@@ -1625,21 +1636,16 @@ _recent_lock = threading.Lock()
 
 
 def _trial_case(ctx: _Context, setup: _Setup, index: int) -> bytes | None:
-    """The trial "keep table meld ``index`` exactly" (:func:`_keep_exactly`) as
-    ``engine._dp.trials`` takes it: the number of cells to take out of the needed pieces, the
-    jokers to take out, a cell to add back (255: none), the locked block to drop (its position
-    among the blocks, 255: none), then the cells; None when it cannot be kept."""
-    info = ctx.infos[index]
-    if index in setup.blocks:
-        return bytes((0, 0, 255, list(setup.blocks).index(index)))
-    if index in setup.extended:
-        return bytes((0, 0, _cell(setup.extended[index][0]), 255))
-    if index in setup.freed or index in setup.loose:
-        need = setup.need
-        if not all(need[cell] for cell in info.cells):  # a piece of it extends a joker group
-            return None
-        return bytes((len(info.cells), info.jokers, 255, 255, *info.cells))
-    return None
+    """The trial "keep table meld ``index`` exactly" (:func:`_keeping`) as ``engine._dp.trials``
+    takes it: the number of cells to take out of the needed pieces, the jokers to take out, a
+    cell to put back (255: none), the locked block to drop (its position among the blocks, 255:
+    none), then the cells; None when it cannot be kept."""
+    change = _keeping(ctx, setup, index)
+    if change is None:
+        return None
+    cells, jokers, back, drop = change
+    block = list(setup.blocks).index(index) if drop else 255
+    return bytes((len(cells), jokers, 255 if back is None else back, block, *cells))
 
 
 def _keep_more(ctx: _Context, found: _Found, unchanged: set[int]) -> _Found:
@@ -1693,14 +1699,9 @@ def _kept_play(ctx: _Context, found: _Found, index: int, played: _Played) -> _Fo
     if rebuilt is None:  # no room for a spare joker: the trial again with jokers anywhere
         return _trial(ctx, found, index)
     melds, _placed = rebuilt
-    kept = _Found(
-        found.score,
-        [meld for _p, _r, meld in setup.extended.values()] + melds,
-        list(setup.kept),
-        found.placed,
-        setup,
+    return _settle(
+        ctx, _Found(found.score, setup.new_melds(ctx, melds), setup.kept[:], found.placed, setup)
     )
-    return _settle(ctx, kept)
 
 
 def forget_recent() -> None:
