@@ -906,6 +906,28 @@ class TileGame(PieceGame):
             jokers_stay=jokers_stay,
         )
 
+    def _solve_keeping_jokers(self, seat: int, must_place: Sequence[Face] | None):
+        """:meth:`_solve`, and when its table would move a table joker out of its meld
+        (:meth:`check_solution`) the best play that keeps every joker meld whole instead.
+        Returns the play (None: none such within the budget) and the error that refused the
+        first one (None when it was accepted)."""
+        from .solver import SolverBudgetExceeded
+
+        solution = self._solve(seat, must_place)
+        if not solution.count:
+            return solution, None
+        try:
+            self.check_solution(solution.table, solution.placed)
+            return solution, None
+        except RummyError as moved:
+            try:
+                kept = self._solve(seat, must_place, jokers_stay=True)
+                if kept.count:
+                    self.check_solution(kept.table, kept.placed)
+            except (SolverBudgetExceeded, RummyError):
+                kept = None
+            return kept, moved
+
     def _cmd_place(self, seat: int, c: Command) -> list[Event]:
         """Let the solver fit exactly these rack pieces into the table (where help is on)."""
         if not self.rules.help_allowed:
@@ -914,28 +936,19 @@ class TileGame(PieceGame):
 
         ids = self._from_rack(c.pieces)  # names the piece when it is not in the rack
         try:
-            solution = self._solve(seat, c.pieces)
+            solution, moved = self._solve_keeping_jokers(seat, c.pieces)
         except SolverBudgetExceeded:
             raise RummyError("place.too_hard", pieces=format_faces(c.pieces)) from None
         if solution is None or solution.count != len(c.pieces):
+            if moved is not None:  # every table that holds them moves a table joker
+                raise moved
             text = format_faces(c.pieces)
             raise RummyError(
                 "place.impossible",
                 reason=f"{text} cannot all be placed: no valid table holds them.",
                 reason_de=f"{text} lassen sich nicht alle unterbringen: kein gültiger Tisch.",
             )
-        try:
-            self._adopt_solution(solution.table, ids)
-        except RummyError as moved:  # it moves a table joker: keep the joker melds whole
-            if moved.code != "place.impossible":
-                raise
-            try:
-                kept = self._solve(seat, c.pieces, jokers_stay=True)
-            except SolverBudgetExceeded:
-                raise moved from None
-            if kept.count != len(c.pieces):
-                raise moved from None
-            self._adopt_solution(kept.table, ids)
+        self._adopt_solution(solution.table, ids)
         return [self._working_event(seat, "place", "places", "legt", format_faces(c.pieces))]
 
     def check_solution(self, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
@@ -1028,13 +1041,18 @@ class TileGame(PieceGame):
             ]
 
         try:
-            solution = self._solve(seat, None)
+            solution, moved = self._solve_keeping_jokers(seat, None)
         except SolverBudgetExceeded:
             return simple_move(
                 "The table is too involved for an exact answer right now",
                 "Der Tisch ist gerade zu verzwickt für eine exakte Antwort",
             )
-        if solution is None or solution.count == 0:
+        if solution is None or not solution.count:
+            if moved is not None:
+                return simple_move(
+                    "The best tables would move a table joker, which the rules forbid",
+                    "Die besten Tische würden einen Tisch-Joker verschieben, was verboten ist",
+                )
             end = "discard a tile" if self.is_stein else "draw"
             end_de = "lege einen Stein ab" if self.is_stein else "ziehe"
             return [
@@ -1047,20 +1065,7 @@ class TileGame(PieceGame):
                 )
             ]
         best, best_de = "Best move", "Bester Zug"
-        try:  # the solver lets table jokers roam; place keeps them in their melds
-            self.check_solution(solution.table, solution.placed)
-        except RummyError:
-            try:
-                solution = self._solve(seat, None, jokers_stay=True)
-                if solution.count:
-                    self.check_solution(solution.table, solution.placed)
-            except (SolverBudgetExceeded, RummyError):
-                solution = None
-            if solution is None or not solution.count:
-                return simple_move(
-                    "The best tables would move a table joker, which the rules forbid",
-                    "Die besten Tische würden einen Tisch-Joker verschieben, was verboten ist",
-                )
+        if moved is not None:  # the solver lets table jokers roam; the rules keep them
             best = "Best move that keeps the table jokers in their melds"
             best_de = "Bester Zug, der die Tisch-Joker in ihren Kombinationen lässt"
         text = f"place {format_faces(solution.placed)}"
