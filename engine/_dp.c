@@ -87,14 +87,21 @@ static inline uint64_t mix64(uint64_t x) {
     return x;
 }
 
+/* make room for one more item in a growing array (the capacity doubles, starting at ``first``);
+ * returns -1 from the calling function when memory runs out */
+#define ROOM_FOR_ONE(items, n, cap, first)                                                         \
+    do {                                                                                           \
+        if ((n) == (cap)) {                                                                        \
+            size_t grown_ = (cap) ? (size_t)(cap) * 2 : (size_t)(first);                          \
+            void *more_ = realloc((items), grown_ * sizeof(*(items)));                             \
+            if (!more_) return -1;                                                                 \
+            (items) = more_;                                                                       \
+            (cap) = grown_;                                                                        \
+        }                                                                                          \
+    } while (0)
+
 static int arena_push(const Opt *o) {
-    if (arena_n == arena_cap) {
-        size_t cap = arena_cap ? arena_cap * 2 : 4096;
-        Opt *p = realloc(arena, cap * sizeof(Opt));
-        if (!p) return -1;
-        arena = p;
-        arena_cap = cap;
-    }
+    ROOM_FOR_ONE(arena, arena_n, arena_cap, 4096);
     arena[arena_n++] = *o;
     return 0;
 }
@@ -586,13 +593,7 @@ typedef struct {
 } IdList;
 
 static int ids_push(IdList *l, int id) {
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 16;
-        int *p = realloc(l->ids, (size_t)cap * sizeof(int));
-        if (!p) return -1;
-        l->ids = p;
-        l->cap = cap;
-    }
+    ROOM_FOR_ONE(l->ids, l->n, l->cap, 16);
     l->ids[l->n++] = id;
     return 0;
 }
@@ -607,25 +608,13 @@ static void ids_remove(IdList *l, int id) {
 }
 
 static int slot_new(Slots *S, int guess) {
-    if (S->n == S->cap) {
-        int cap = S->cap ? S->cap * 2 : 32;
-        Slot *p = realloc(S->s, (size_t)cap * sizeof(Slot));
-        if (!p) return -1;
-        S->s = p;
-        S->cap = cap;
-    }
+    ROOM_FOR_ONE(S->s, S->n, S->cap, 32);
     S->s[S->n] = (Slot){NULL, 0, 0, 0, guess, 0};
     return S->n++;
 }
 
 static int slot_add(Slot *s, int code) {
-    if (s->n == s->cap) {
-        int cap = s->cap ? s->cap * 2 : 8;
-        int16_t *p = realloc(s->pc, (size_t)cap * sizeof(int16_t));
-        if (!p) return -1;
-        s->pc = p;
-        s->cap = cap;
-    }
+    ROOM_FOR_ONE(s->pc, s->n, s->cap, 8);
     s->pc[s->n++] = (int16_t)code;
     return 0;
 }
