@@ -26,6 +26,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         '"{token}" is not a meld number: melds are numbered 1 to {count}.',
         '"{token}" ist keine Nummer einer Kombination: sie sind von 1 bis {count} nummeriert.',
     ),
+    "parse.missing_separator": (
+        '"{token}" is a command word, but it stands inside "{command}": separate commands with '
+        '";" (or "|", or a new line), e.g. {suggestion}',
+        '"{token}" ist ein Befehlswort, steht aber mitten in "{command}": Befehle mit ";" '
+        '(oder "|" oder einer neuen Zeile) trennen, z. B. {suggestion}',
+    ),
     # melds
     "meld.too_short": (
         "{where}{pieces}: a meld needs at least 3 pieces.",
@@ -126,6 +132,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "turn.nothing_to_undo": (
         "Nothing to undo this turn.",
         "In diesem Zug gibt es nichts zurückzunehmen.",
+    ),
+    "turn.unfinished": (
+        "The turn did not end: finish with {finish}.",
+        "Der Zug ist nicht zu Ende: schließe ihn mit {finish_de} ab.",
     ),
     "turn.invalid_table": (
         "The table is not valid: {reasons}",
