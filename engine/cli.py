@@ -16,9 +16,10 @@ import json
 import sys
 from typing import Any
 
+from .commands import first_verb
 from .errors import RummyError
 from .melds import analyse
-from .pieces import format_faces, parse_faces
+from .pieces import Face, format_faces, parse_faces, parse_melds
 from .rules import PRESETS, RuleSet, preset
 from .scoring import score_tile_game
 from .tiles import TileGame
@@ -44,22 +45,83 @@ def _rules(name: str) -> RuleSet:
 # ---------------------------------------------------------------------- validate
 
 
-def cmd_validate(args: argparse.Namespace) -> int:
-    rules = _rules(args.rules)
+KINDS_DE = {"group": "Gruppe", "run": "Reihe"}
+
+
+def _say(lang: str, en: str, de: str) -> str:
+    return de if lang.lower().startswith("de") else en
+
+
+def validate_meld(rules: RuleSet, faces: list[Face], lang: str = "en") -> dict[str, Any]:
+    """One meld: ``{"valid", "kind", "value", "reason", "pieces"}`` (``pieces``: the meld in
+    order, as read)."""
+    if rules.family == "card":
+        from .cards_cli import card_validate
+
+        data = card_validate(rules, format_faces(faces), lang)
+        return {**data, "pieces": format_faces(faces)}
     try:
-        faces = parse_faces(args.meld, rules.family)
         reading = analyse(faces, rules.meld_spec)
     except RummyError as exc:
-        data = {"valid": False, "kind": None, "value": None, "reason": exc.message(args.lang)}
-        emit(data, args.json, f"invalid: {data['reason']}")
-        return 1
-    data = {"valid": True, "kind": reading.kind, "value": reading.value, "reason": None}
-    emit(
-        data,
-        args.json,
-        f"valid {reading.kind} worth {reading.value}: {format_faces(reading.faces)}",
+        return {"valid": False, "kind": None, "value": None, "reason": exc.message(lang)}
+    return {
+        "valid": True,
+        "kind": reading.kind,
+        "value": reading.value,
+        "reason": None,
+        "pieces": format_faces(reading.faces),
+    }
+
+
+def validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
+    """The contract of ``rummy validate --json``: ``{"valid", "kind", "value", "reason"}`` for one
+    meld. Several melds (separated by ``|``, ``;`` or new lines) add ``"melds"``, one such dict
+    each; then ``valid`` means all are, ``kind`` is null, ``value`` is their sum and ``reason``
+    names the first invalid meld by its number."""
+    try:
+        melds = parse_melds(text, rules.family)
+        if not melds:
+            raise RummyError("parse.empty")
+    except RummyError as exc:
+        return {"valid": False, "kind": None, "value": None, "reason": exc.message(lang)}
+    results = [validate_meld(rules, faces, lang) for faces in melds]
+    if len(results) == 1:
+        return results[0]
+    bad = next((k for k, r in enumerate(results, 1) if not r["valid"]), None)
+    return {
+        "valid": bad is None,
+        "kind": None,
+        "value": sum(r["value"] for r in results) if bad is None else None,
+        "reason": None
+        if bad is None
+        else _say(lang, f"Meld {bad}: ", f"Kombination {bad}: ") + results[bad - 1]["reason"],
+        "melds": [{k: v for k, v in r.items() if k != "pieces"} for r in results],
+    }
+
+
+def _validate_text(data: dict[str, Any], lang: str) -> str:
+    if not data["valid"]:
+        return _say(lang, "invalid: ", "ungültig: ") + data["reason"]
+    if "melds" in data:
+        return _say(
+            lang,
+            f"valid: {len(data['melds'])} melds worth {data['value']}",
+            f"gültig: {len(data['melds'])} Kombinationen im Wert von {data['value']}",
+        )
+    return _say(
+        lang,
+        f"valid {data['kind']} worth {data['value']}: {data['pieces']}",
+        f"gültig: {KINDS_DE[data['kind']]} im Wert von {data['value']}: {data['pieces']}",
     )
-    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    rules = _rules(args.rules)
+    data = validate(rules, args.meld, args.lang)
+    text = _validate_text(data, args.lang)
+    data.pop("pieces", None)
+    emit(data, args.json, text)
+    return 0 if data["valid"] else 1
 
 
 # ---------------------------------------------------------------------- turn
@@ -67,45 +129,54 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_turn(args: argparse.Namespace) -> int:
     rules = _rules(args.rules)
+    lang = args.lang
     if rules.family == "card":
         from .cards_cli import card_turn
 
         data = card_turn(rules, args.table, args.hand, args.opened, args.commands)
     else:
-        data = tile_turn(rules, args.table, args.hand, args.opened, args.commands, args.lang)
+        data = tile_turn(rules, args.table, args.hand, args.opened, args.commands, lang)
     if args.json:
         print(json.dumps(data, ensure_ascii=False))
     elif data["ok"]:
-        print("accepted")
-        print("table: " + " | ".join(" ".join(m) for m in data["table"]))
-        print("hand:  " + " ".join(data["hand"]))
+        print(_say(lang, "accepted", "angenommen"))
+        print(_say(lang, "table: ", "Tisch: ") + " | ".join(" ".join(m) for m in data["table"]))
+        print(_say(lang, "hand:  ", "Hand:  ") + " ".join(data["hand"]))
     else:
-        print(f"rejected: {data['error']['message']} [{data['error']['code']}]")
+        error = data["error"]
+        print(_say(lang, "rejected: ", "abgelehnt: ") + f"{error['message']} [{error['code']}]")
     return 0 if data["ok"] else 1
+
+
+def unfinished(rules: RuleSet, lang: str = "en") -> dict[str, str]:
+    """The error of a turn that the commands did not end (``turn.unfinished``)."""
+    if rules.family == "card":
+        finish, finish_de = "discard CARD", "discard KARTE"
+    elif rules.discard_required:
+        finish, finish_de = "done or discard PIECE", "done oder discard STEIN"
+    else:
+        finish, finish_de = "done", "done"
+    return RummyError("turn.unfinished", finish=finish, finish_de=finish_de).to_dict(lang)
 
 
 def tile_turn(
     rules: RuleSet, table: str, hand: str, opened: bool, commands: str, lang: str = "en"
 ) -> dict[str, Any]:
-    first = commands.strip().split(None, 1)[0].lower() if commands.strip() else ""
+    """Play one tile turn from a position (the contract of ``rummy turn --json``). The mover has
+    made the turn's draws unless the commands begin with ``draw`` or ``pick``."""
     try:
         game = TileGame.position(
-            rules, table, [hand], opened=[opened], draws_done=first not in ("draw", "pick")
+            rules,
+            table,
+            [hand],
+            opened=[opened],
+            draws_done=first_verb(commands) not in ("draw", "pick"),
         )
         game.apply(0, commands)
     except RummyError as exc:
         return {"ok": False, "table": None, "hand": None, "error": exc.to_dict(lang)}
     if game.current == 0 and game.status == "playing":
-        return {
-            "ok": False,
-            "table": None,
-            "hand": None,
-            "error": {
-                "code": "turn.unfinished",
-                "message": "The turn did not end: finish with done"
-                + (" or discard PIECE." if rules.discard_required else "."),
-            },
-        }
+        return {"ok": False, "table": None, "hand": None, "error": unfinished(rules, lang)}
     return {
         "ok": True,
         "table": [[str(f) for f in meld] for meld in game.table_faces()],

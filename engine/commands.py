@@ -171,29 +171,61 @@ def _build(seg: _Segment, family: Family) -> Command:
     return Command(verb, meld=meld, pieces=pieces)
 
 
-_SEGMENTS = re.compile(r"[;\n]")
+# Commands are separated by ";", "|" or a new line, with or without spaces around them (DESIGN.md
+# "Notation"). "|" also separates the melds of one ``meld``: a segment that does not start with a
+# command word continues the ``meld`` before it.
+SEPARATORS = (";", "|", "\n")
+_SEGMENTS = re.compile(r"[;|\r\n]")
+
+
+def _segments(text: str) -> list[list[str]]:
+    """The words of each non-empty segment; ``>`` is a word of its own (``move 1 R5>new``)."""
+    out = []
+    for raw in _SEGMENTS.split(text):
+        words = raw.replace(">", " > ").split()
+        if words:
+            out.append(words)
+    return out
+
+
+def first_verb(text: str) -> str | None:
+    """The canonical verb of the first command in ``text`` (``"draw"`` for ``"draw;draw"``), or
+    None when the text is empty or does not start with a command word. Reads no arguments."""
+    segments = _segments(text)
+    return ALIASES.get(segments[0][0].lower()) if segments else None
+
+
+def _no_command_word_inside(words: list[str], skip: int) -> None:
+    """A command word among the arguments means a separator is missing (``meld R1 R2 R3 done``):
+    say so rather than reading ``done`` as a piece."""
+    for at in range(skip, len(words)):
+        if words[at].lower() in ALIASES:
+            before = " ".join(words[:at])
+            raise RummyError(
+                "parse.missing_separator",
+                token=words[at],
+                command=" ".join(words),
+                suggestion=f"{before}; {' '.join(words[at:])}",
+            )
 
 
 def parse_commands(text: str, family: Family = "tile") -> list[Command]:
-    """Parse a message of one or more commands (separated by ``;`` or new lines).
+    """Parse a message of one or more commands, separated by ``;``, ``|`` or new lines (spaces
+    around them optional: ``draw;draw;discard B4``).
 
     A segment that does not start with a verb continues a preceding ``meld`` as a further meld,
-    so ``meld R5 R6 R7; B9 Y9 K9`` lays two melds.
+    so ``meld R5 R6 R7; B9 Y9 K9`` and ``meld R5 R6 R7|B9 Y9 K9`` lay two melds. A command word
+    among the arguments of a command is a missing separator and is reported as such.
     """
     segments: list[_Segment] = []
-    for raw in _SEGMENTS.split(text):
-        words = raw.replace(">", " > ").split()
-        if not words:
-            continue
+    for words in _segments(text):
         head = words[0].lower()
         if head in ALIASES:
-            verb = ALIASES[head]
-            rest = (
-                raw.strip()[len(words[0]) :].strip() if raw.strip().lower().startswith(head) else ""
-            )
-            segments.append(_Segment(verb, words[1:], rest))
+            _no_command_word_inside(words, 1)
+            segments.append(_Segment(ALIASES[head], words[1:], " ".join(words[1:])))
         elif segments and segments[-1].verb == "meld":
-            segments[-1].extra_melds.append(raw)
+            _no_command_word_inside(words, 0)
+            segments[-1].extra_melds.append(" ".join(words))
         else:
             raise RummyError("parse.command", token=words[0], verbs=VERB_LIST)
     if not segments:

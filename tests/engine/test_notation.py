@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.commands import parse_command, parse_commands
+from engine.commands import ALIASES, Command, first_verb, parse_command, parse_commands
 from engine.errors import RummyError
 from engine.pieces import Card, Tile, format_faces, format_melds, parse_faces, parse_melds
 
@@ -139,3 +139,133 @@ def test_command_errors(text, code, fragment):
         parse_commands(text)
     assert info.value.code == code
     assert fragment in info.value.message()
+
+
+# ---------------------------------------------------------------------- separators (issue 13, 9)
+
+cards = st.builds(Card, st.integers(0, 3), st.integers(1, 13)) | st.just(Card.joker())
+meld_numbers = st.integers(1, 30)
+
+
+def command_strategy(faces):
+    """Any valid command of the language, as a Command value."""
+    pieces = st.lists(faces, min_size=1, max_size=5).map(tuple)
+    one = faces.map(lambda f: (f,))
+    return st.one_of(
+        st.sampled_from(["draw", "hint", "undo", "reset", "done", "knock"]).map(Command),
+        st.just(Command("pick")),
+        st.builds(Command, st.sampled_from(["pick", "discard"]), pieces=one),
+        st.builds(
+            Command, st.just("meld"), melds=st.lists(pieces, min_size=1, max_size=4).map(tuple)
+        ),
+        st.builds(Command, st.sampled_from(["add", "swap"]), meld=meld_numbers, pieces=pieces),
+        st.builds(Command, st.sampled_from(["split", "take"]), meld=meld_numbers, pieces=one),
+        st.builds(Command, st.sampled_from(["claim", "unclaim"]), meld=meld_numbers),
+        st.builds(Command, st.just("place"), pieces=pieces),
+        st.builds(Command, st.just("join"), meld=meld_numbers, target=meld_numbers),
+        st.builds(
+            Command,
+            st.just("move"),
+            meld=meld_numbers,
+            pieces=pieces,
+            target=meld_numbers | st.just("new"),
+        ),
+    )
+
+
+spaces = st.text(alphabet=" \t", max_size=3)
+separator = st.builds(
+    lambda a, sep, b: a + sep + b, spaces, st.sampled_from([";", "|", "\n", "\r\n", ";;"]), spaces
+)
+
+
+@st.composite
+def typed(draw, commands):
+    """The commands as a player might type them: any separators with any spacing between the
+    commands and between the melds of a ``meld``, and ``>`` with or without spaces."""
+    parts = []
+    for c in commands:
+        text = str(c)
+        if c.verb == "meld":
+            melds = text.removeprefix("meld ").split(" | ")
+            text = "meld " + "".join(m + draw(separator) for m in melds[:-1]) + melds[-1]
+        elif c.verb == "move":
+            text = text.replace(" > ", draw(spaces) + ">" + draw(spaces))
+        parts.append(text)
+    joined = "".join(p + draw(separator) for p in parts[:-1]) + parts[-1]
+    return draw(spaces) + joined + draw(st.sampled_from(["", ";", "\n", " | "]))
+
+
+@pytest.mark.parametrize(("family", "faces"), [("tile", tiles), ("card", cards)])
+@given(data=st.data())
+def test_any_separators_with_any_spacing_parse_to_the_same_commands(family, faces, data):
+    commands = data.draw(st.lists(command_strategy(faces), min_size=1, max_size=6))
+    text = data.draw(typed(commands))
+    assert parse_commands(text, family) == commands, repr(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "draw; draw; discard B4",
+        "draw;draw;discard B4",
+        "draw|draw|discard B4",
+        "draw | draw | discard B4",
+        "draw\ndraw\ndiscard B4",
+        "draw\r\ndraw\r\ndiscard B4\n",
+        " draw ;draw| discard B4 ",
+    ],
+)
+def test_draw_draw_discard_in_every_spelling(text):
+    assert [str(c) for c in parse_commands(text)] == ["draw", "draw", "discard B4"]
+    assert first_verb(text) == "draw"
+
+
+def test_first_verb():
+    assert first_verb("ZIEHEN;pick Y3") == "draw"
+    assert first_verb("  \n ; meld R1 R2 R3") == "meld"
+    assert first_verb("") is None
+    assert first_verb("R1 R2 R3") is None
+
+
+def test_melds_of_one_meld_command_with_every_separator():
+    commands = parse_commands("meld R5 R6 R7|B9 Y9 K9;R1 R2 R3\nK4 K5 K6 | done")
+    assert [str(c) for c in commands] == ["meld R5 R6 R7 | B9 Y9 K9 | R1 R2 R3 | K4 K5 K6", "done"]
+
+
+# ---------------------------------------------------------------------- a missing separator
+
+
+@pytest.mark.parametrize("word", sorted(ALIASES))
+@pytest.mark.parametrize(("family", "meld"), [("tile", "R1 R2 R3"), ("card", "9C 9H 9S")])
+def test_a_command_word_inside_a_meld_is_a_missing_separator(word, family, meld):
+    text = f"meld {meld} {word}"
+    with pytest.raises(RummyError) as info:
+        parse_commands(text, family)
+    error = info.value
+    assert error.code == "parse.missing_separator"
+    en, de = error.message("en"), error.message("de")
+    assert f'"{word}" is a command word' in en and f'"{text}"' in en
+    assert f"e.g. meld {meld}; {word}" in en
+    assert f'"{word}" ist ein Befehlswort' in de and f"z. B. meld {meld}; {word}" in de
+    assert "colour" not in en and "Farbe" not in de
+
+
+@pytest.mark.parametrize(
+    ("text", "token", "suggestion"),
+    [
+        ("add 1 R5 done", "done", "add 1 R5; done"),
+        ("discard B4 draw", "draw", "discard B4; draw"),
+        ("draw done", "done", "draw; done"),
+        ("move 1 R5 > new undo", "undo", "move 1 R5 > new; undo"),
+        ("claim 2 end", "end", "claim 2; end"),
+        ("place R1 R2 hint", "hint", "place R1 R2; hint"),
+        ("meld R1 R2 R3; B4 B5 B6 fertig", "fertig", "B4 B5 B6; fertig"),
+    ],
+)
+def test_missing_separator_in_every_command(text, token, suggestion):
+    with pytest.raises(RummyError) as info:
+        parse_commands(text)
+    assert info.value.code == "parse.missing_separator"
+    assert info.value.params["token"] == token
+    assert info.value.params["suggestion"] == suggestion
