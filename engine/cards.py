@@ -29,10 +29,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from .commands import Command, parse_commands
-from .errors import RummyError
+from .errors import MESSAGES, RummyError
 from .game import Event, MeldView, PieceGame, PublicView, Result, SeatView
 from .melds import analyse, readings
 from .pieces import (
@@ -52,12 +52,24 @@ from .rules import RuleSet
 
 def romme_card_penalty(face: Face, *, joker_double: bool = False) -> int:
     """Penalty of one card left in hand (RULES.md ``romme``): ace 11, J/Q/K 10, 2-10 face value,
-    joker 20 (40 with variant h, "jokers left in hand count double")."""
+    joker 20. With ``joker_double`` (variant h) a joker is weighed 40, the least it adds at the
+    count (it doubles the whole hand, see :func:`romme_hand_penalty`); planners use this weight,
+    scoring uses :func:`romme_hand_penalty`."""
     if face.is_joker:
         return 40 if joker_double else 20
     if face.rank == 1:
         return 11
     return 10 if face.rank >= 11 else face.rank
+
+
+def romme_hand_penalty(faces: Sequence[Face], *, joker_double: bool = False) -> int:
+    """Penalty of a hand at the count (RULES.md ``romme``): the sum of its cards; with variant h
+    (``joker_double``) a hand that still holds a joker counts double as a whole (source text 001:
+    "bekommt seine Punkte als Verlust doppelt")."""
+    points = sum(romme_card_penalty(f) for f in faces)
+    if joker_double and any(f.is_joker for f in faces):
+        points *= 2
+    return points
 
 
 def rummy_card_points(face: Face) -> int:
@@ -75,15 +87,16 @@ def romme_penalties(
     exempt: Iterable[int] = (),
 ) -> list[int]:
     """Rommé penalty points per seat (positive = bad, RULES.md ``romme``). A Hand-Rommé doubles
-    the others' penalties; ``exempt`` seats (the announcer of variant e, the colour-Rommé player
-    of variant f, the winner) score nothing."""
+    the others' penalties, variant h doubles the hand of whoever still holds a joker (both apply:
+    a joker holder after a Hand-Rommé pays four times); ``exempt`` seats (the announcer of
+    variant e, the colour-Rommé player of variant f, the winner) score nothing."""
     free = set(exempt)
     out = []
     for seat, faces in enumerate(lefts):
         if seat in free:
             out.append(0)
             continue
-        points = sum(romme_card_penalty(f, joker_double=joker_double) for f in faces)
+        points = romme_hand_penalty(faces, joker_double=joker_double)
         out.append(points * 2 if hand_romme else points)
     return out
 
@@ -112,6 +125,158 @@ def strike_points(hand_romme: bool) -> int:
 def _ranks(points: Sequence[float], *, lower_is_better: bool) -> list[int]:
     sign = 1 if lower_is_better else -1
     return [1 + sum(1 for q in points if sign * q < sign * p) for p in points]
+
+
+# ---------------------------------------------------------------------- card words and jokers
+
+_CARD_WORDING: dict[str, tuple[str, str]] = {
+    "parse.empty": (
+        "Nothing to read: type a card such as 7H.",
+        "Nichts zu lesen: z. B. 7H eingeben.",
+    ),
+    "meld.too_short": (
+        "{where}{pieces}: a meld needs at least 3 cards.",
+        "{where_de}{pieces}: eine Kombination braucht mindestens 3 Karten.",
+    ),
+    "meld.group_too_long": (
+        "{where}{pieces}: a set has at most 4 cards.",
+        "{where_de}{pieces}: ein Satz hat höchstens 4 Karten.",
+    ),
+    "meld.group_colours": (
+        "{where}{pieces}: a set needs different suits, {dup} appears twice.",
+        "{where_de}{pieces}: ein Satz braucht verschiedene Farben, {dup} kommt doppelt vor.",
+    ),
+    "meld.mixed": (
+        "{where}{pieces}: neither a set (same rank, different suits) nor a run "
+        "(same suit, consecutive ranks).",
+        "{where_de}{pieces}: weder Satz (gleicher Wert, verschiedene Farben) noch Folge "
+        "(gleiche Farbe, aufeinanderfolgende Werte).",
+    ),
+    "meld.run_gap": (
+        "{where}{pieces}: the run has a gap at {gap}{fill}.",
+        "{where_de}{pieces}: die Folge hat eine Lücke bei {gap}{fill_de}.",
+    ),
+    "meld.run_duplicate": (
+        "{where}{pieces}: {dup} appears twice in one run.",
+        "{where_de}{pieces}: {dup} kommt in einer Folge doppelt vor.",
+    ),
+    "meld.run_wrap": ("{where}{pieces}: {corner}", "{where_de}{pieces}: {corner_de}"),
+    "meld.run_too_long": (
+        "{where}{pieces}: a run has at most {max} cards.",
+        "{where_de}{pieces}: eine Folge hat höchstens {max} Karten.",
+    ),
+}
+
+_CORNER = {
+    "linear": (
+        "aces are low only, so a run does not go round the corner (A-2-3 is a run, Q-K-A and "
+        "K-A-2 are not).",
+        "Asse sind nur niedrig, eine Folge geht nicht um die Ecke (A-2-3 ist eine Folge, Q-K-A "
+        "und K-A-2 nicht).",
+    ),
+    "ace_high": (
+        "runs do not go round the corner in this game (variant c): the ace is high after the "
+        "king or low before the 2, not both (Q-K-A and A-2-3 are runs, K-A-2 is not).",
+        "Folgen gehen in diesem Spiel nicht um die Ecke (Variante c): das Ass ist hoch nach dem "
+        "König oder niedrig vor der 2, nicht beides (Q-K-A und A-2-3 sind Folgen, K-A-2 nicht).",
+    ),
+}
+
+# tile words in free-text parts of shared messages (commands.py usage and reasons), for cards
+_TILE_WORDS = [
+    (re.compile(p), w)
+    for p, w in (
+        (r"\bPIECES\b", "CARDS"),
+        (r"\bPIECE\b", "CARD"),
+        (r"\bpieces\b", "cards"),
+        (r"\bpiece\b", "card"),
+        (r"\btiles\b", "cards"),
+        (r"\btile\b", "card"),
+        (r"\bcolours\b", "suits"),
+        (r"\bcolour\b", "suit"),
+        (r"\bSTEINE\b", "KARTEN"),
+        (r"\bSTEIN\b", "KARTE"),
+        (r"\beinen Stein\b", "eine Karte"),
+        (r"\bkeinen Stein\b", "keine Karte"),
+        (r"\bSteinen\b", "Karten"),
+        (r"\bSteine\b", "Karten"),
+        (r"\bStein\b", "Karte"),
+    )
+]
+
+
+def card_words(text: str) -> str:
+    """A shared sentence about tiles, worded for cards (piece -> card, Stein -> Karte)."""
+    for pattern, word in _TILE_WORDS:
+        text = pattern.sub(word, text)
+    return text
+
+
+class CardRummyError(RummyError):
+    """A :class:`RummyError` raised in a card game: the same stable code and params, the
+    sentence worded for cards (cards, suits, ranks; Karten, Farben) where the shared catalogue
+    speaks of tiles."""
+
+    catalogue: ClassVar[dict[str, tuple[str, str]]] = {**MESSAGES, **_CARD_WORDING}
+
+
+def card_error(exc: RummyError, rules: RuleSet) -> RummyError:
+    """``exc`` as a card game says it: meld errors speak of cards and suits, the corner rule is
+    the one of this game (RULES.md: Rummy's aces are low only; Rommé variant c: Q-K-A and A-2-3
+    but no K-A-2), a run gap mentions jokers only where the game has them."""
+    if isinstance(exc, CardRummyError) or type(exc).catalogue is not MESSAGES:
+        return exc
+    params = dict(exc.params)
+    for key in ("why", "why_de", "reason", "reason_de"):
+        if isinstance(params.get(key), str):
+            params[key] = card_words(params[key])
+    if exc.code == "meld.run_wrap":
+        params["corner"], params["corner_de"] = _CORNER.get(rules.run_mode, _CORNER["linear"])
+    if exc.code == "meld.run_gap":
+        jokers = has_jokers(rules)
+        params["fill"] = " and not enough jokers to fill it" if jokers else ""
+        params["fill_de"] = " und zu wenige Joker" if jokers else ""
+    return CardRummyError(exc.code, **params)
+
+
+def has_jokers(rules: RuleSet) -> bool:
+    """Does the game have jokers at all? Classic Rummy has none (RULES.md ``rummy``); Rommé's
+    joker count is an option (0-6)."""
+    return rules.pool_jokers + rules.jokers_per_player > 0
+
+
+def refuse_jokers(rules: RuleSet, faces: Iterable[Face], token: str = "*") -> None:
+    """A game without jokers (RULES.md ``rummy``: "no jokers") refuses a joker anywhere: in a
+    meld to check, a position, any command (``cards.no_jokers``)."""
+    if not has_jokers(rules) and any(f.is_joker for f in faces):
+        raise RummyError("cards.no_jokers", token=token, preset=rules.name)
+
+
+def card_reading(rules: RuleSet, text: str) -> Any:
+    """One card meld read with the game's rules (``rummy validate``): its preferred
+    :class:`~engine.melds.Reading`, or a card-worded error; jokers are refused where the game
+    has none."""
+    try:
+        faces = parse_faces(text, "card")
+        refuse_jokers(rules, faces, _joker_token(text))
+        return analyse(faces, rules.meld_spec)
+    except RummyError as exc:
+        raise card_error(exc, rules) from exc
+
+
+def parse_card_commands(text: str) -> list[Command]:
+    """The commands of a card-game message, variant b's ``*=9S`` read as a joker (the
+    declarations themselves are read by :meth:`CardGame.apply`)."""
+    return parse_commands(_DECLARED.sub("*", text), "card")
+
+
+def _joker_token(text: str) -> str:
+    """The first joker token as typed (``*``, ``JK``, ``joker``, ``*=9S``), for messages."""
+    for token in _TOKEN_SPLIT.split(text):
+        head = token.split("=", 1)[0].upper()
+        if head in _JOKER_TOKENS:
+            return token
+    return "*"
 
 
 # ---------------------------------------------------------------------- runs by position
@@ -305,7 +470,25 @@ class CardGame(PieceGame):
     ) -> CardGame:
         """A game at a given position for the ``rummy turn`` tool and tests: table melds
         (``|``-separated, validated), hands from seat 0, seat 0 to move and (by default) having
-        drawn. The deck is exactly the cards named, so such a game is not for saving."""
+        drawn. The deck is exactly the cards named, so such a game is not for saving. Errors
+        are worded for cards; a game without jokers refuses them here too."""
+        try:
+            return cls._position(rules, table, hands, opened, discards, pool, drawn, owners)
+        except RummyError as exc:
+            raise card_error(exc, rules) from exc
+
+    @classmethod
+    def _position(
+        cls,
+        rules: RuleSet,
+        table: str,
+        hands: Sequence[str],
+        opened: Sequence[bool],
+        discards: str,
+        pool: str,
+        drawn: bool,
+        owners: Sequence[int | None] | None,
+    ) -> CardGame:
         melds = parse_melds(table, "card") if table.strip() else []
         hand_faces = [parse_faces(h, "card") for h in hands]
         discard_faces = parse_faces(discards, "card")
@@ -314,6 +497,7 @@ class CardGame(PieceGame):
         for h in hand_faces:
             faces += h
         faces += discard_faces + pool_faces
+        refuse_jokers(rules, faces, _joker_token(" ".join([table, *hands, discards, pool])))
         deck = Deck(tuple(faces))
         ids = iter(range(len(faces)))
         n = max(2, len(hands))
@@ -455,9 +639,7 @@ class CardGame(PieceGame):
         faces = self.faces(self.racks[seat])
         if self.rules.game == "rummy":
             return sum(rummy_card_points(f) for f in faces)
-        return sum(
-            romme_card_penalty(f, joker_double=self.rules.variant_joker_double) for f in faces
-        )
+        return romme_hand_penalty(faces, joker_double=self.rules.variant_joker_double)
 
     def all_piece_ids(self) -> list[int]:
         """Every card in the game, for conservation checks (with a knocker's hidden cards)."""
@@ -635,6 +817,8 @@ class CardGame(PieceGame):
         marks: list[tuple[str, Face] | None] = []  # every joker token in text order
         for token in _TOKEN_SPLIT.split(text):
             upper = token.upper()
+            if upper.split("=", 1)[0] in _JOKER_TOKENS and not has_jokers(self.rules):
+                raise RummyError("cards.no_jokers", token=token, preset=self.rules.name)
             if upper in _JOKER_TOKENS:
                 marks.append(None)
             elif "=" in upper and upper.split("=", 1)[0] in _JOKER_TOKENS:
@@ -670,7 +854,14 @@ class CardGame(PieceGame):
 
     def apply(self, seat: int, text: str, lang: str = "en") -> list[Event]:
         """Run one message of commands for ``seat``: all accepted, or a RummyError and nothing
-        changed. A seat not to move may only ``knock`` (Rommé variant a)."""
+        changed. A seat not to move may only ``knock`` (Rommé variant a). Errors are worded for
+        cards (:func:`card_error`)."""
+        try:
+            return self._apply(seat, text)
+        except RummyError as exc:
+            raise card_error(exc, self.rules) from exc
+
+    def _apply(self, seat: int, text: str) -> list[Event]:
         if self.status != "playing":
             raise RummyError("game.over")
         if not 0 <= seat < len(self.players):
@@ -703,11 +894,22 @@ class CardGame(PieceGame):
             "undo": self._cmd_undo,
             "reset": self._cmd_reset,
         }
-        if c.verb not in handlers or (c.verb == "swap" and not self.deck.jokers()):
+        if c.verb not in handlers or (c.verb == "swap" and not has_jokers(self.rules)):
             raise RummyError("turn.not_allowed", command=c.verb, preset=self.rules.name)
         if c.verb == "meld":
             return self._cmd_meld(seat, c, decls)
         return handlers[c.verb](seat, c)  # type: ignore[operator]
+
+    def _check_empty_hand(self) -> None:
+        """RULES.md ``romme`` "Going out: the last card is discarded": in Rommé without variant g
+        no command may empty the hand (meld, lay-off, ``done``, the end of a message); classic
+        Rummy may go out without a discard."""
+        if not self.empty_hand_ok:
+            raise RummyError(
+                "cards.keep_one",
+                why="in Rommé the last card is discarded (variant g is off)",
+                why_de="beim Rommé wird die letzte Karte abgelegt (Variante g ist aus)",
+            )
 
     def _after_message(self, seat: int) -> list[Event]:
         """A message may not leave the mover without a legal discard; an emptied hand goes out
@@ -716,12 +918,6 @@ class CardGame(PieceGame):
             return []
         rack = self.racks[seat]
         if not rack:
-            if not self.empty_hand_ok:
-                raise RummyError(
-                    "cards.keep_one",
-                    why="in Rommé the last card is discarded",
-                    why_de="beim Rommé wird die letzte Karte abgelegt",
-                )
             return self._go_out(seat, discarded=None)
         if all(i == self.turn["picked"] for i in rack):
             card = str(self.deck[rack[0]])
@@ -1047,9 +1243,12 @@ class CardGame(PieceGame):
         ids = self._from_hand(seat, c.pieces)
         new_ids = self._extended(meld, ids)
         if new_ids is None:
+            one = len(c.pieces) == 1
             raise RummyError(
                 "cards.layoff",
                 cards=format_faces(c.pieces),
+                fit="does not fit" if one else "do not fit",
+                fit_de="passt nicht" if one else "passen nicht",
                 meld=c.meld,
                 meld_cards=format_faces(self.faces(meld.ids)),
             )
@@ -1192,7 +1391,10 @@ class CardGame(PieceGame):
 
     def _go_out(self, seat: int, discarded: Face | None) -> list[Event]:
         """The hand is empty: the single game is won (RULES.md). Hand-Rommé / going rummy when
-        the player had not melded (or laid off) on an earlier turn."""
+        the player had not melded (or laid off) on an earlier turn. Without a discard only where
+        the game allows it (:meth:`_check_empty_hand`)."""
+        if discarded is None:
+            self._check_empty_hand()
         self._check_turn_end(seat, True)
         special = not self.turn["opened_at_start"]
         self.opened[seat] = True

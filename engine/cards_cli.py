@@ -15,53 +15,59 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import CardGame, romme_penalties, rummy_points
+from .cards import (
+    CardGame,
+    card_error,
+    card_reading,
+    parse_card_commands,
+    romme_penalties,
+    rummy_points,
+)
 from .errors import RummyError
-from .melds import analyse
-from .pieces import Face, parse_faces
+from .pieces import Face
 from .rules import RuleSet
 
 
 def card_validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
     """One card meld: ``{"valid", "kind", "value", "reason"}`` (value as Rommé's opening counts
-    it, or Rummy's card points)."""
+    it, or Rummy's card points). Jokers are refused where the game has none (classic Rummy);
+    reasons speak of cards, in ``lang``."""
     try:
-        faces = parse_faces(text, "card")
-        reading = analyse(faces, rules.meld_spec)
+        reading = card_reading(rules, text)
     except RummyError as exc:
         return {"valid": False, "kind": None, "value": None, "reason": exc.message(lang)}
     return {"valid": True, "kind": reading.kind, "value": reading.value, "reason": None}
 
 
 def card_turn(
-    rules: RuleSet, table_text: str, hand_text: str, opened: bool, commands_text: str
+    rules: RuleSet,
+    table_text: str,
+    hand_text: str,
+    opened: bool,
+    commands_text: str,
+    lang: str = "en",
 ) -> dict[str, Any]:
     """Play one turn from a position: the hand is the mover's hand after drawing (unless the
     commands start with ``draw``/``pick``, which then fail: a position has no talon).
-    ``{"ok", "table": [[card, ...], ...], "hand": [card, ...], "error": {"code", "message"}|None}``.
-    The turn must end (discard, or going out)."""
-    first = commands_text.strip().split(None, 1)[0].lower() if commands_text.strip() else ""
+    ``{"ok", "table": [[card, ...], ...], "hand": [card, ...], "error": {"code", "message"}|None}``
+    with the message in ``lang``. The turn must end (discard, or going out)."""
     try:
+        try:
+            commands = parse_card_commands(commands_text)
+        except RummyError as exc:
+            raise card_error(exc, rules) from exc
         game = CardGame.position(
             rules,
             table_text,
             [hand_text],
             opened=[opened],
-            drawn=first not in ("draw", "pick", "ziehen", "nehmen"),
+            drawn=commands[0].verb not in ("draw", "pick"),
         )
         game.apply(0, commands_text)
+        if game.current == 0 and game.status == "playing":
+            raise RummyError("turn.unfinished", finish="discard CARD", finish_de="discard KARTE")
     except RummyError as exc:
-        return {"ok": False, "table": None, "hand": None, "error": exc.to_dict()}
-    if game.current == 0 and game.status == "playing":
-        return {
-            "ok": False,
-            "table": None,
-            "hand": None,
-            "error": {
-                "code": "turn.unfinished",
-                "message": "The turn did not end: finish with discard CARD.",
-            },
-        }
+        return {"ok": False, "table": None, "hand": None, "error": exc.to_dict(lang)}
     return {
         "ok": True,
         "table": [[str(f) for f in meld] for meld in game.table_faces()],

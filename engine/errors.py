@@ -276,8 +276,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "ausmachst (Hand-Rommé): {command}.",
     ),
     "cards.layoff": (
-        "{cards} do not fit meld {meld} ({meld_cards}).",
-        "{cards} passt nicht an Kombination {meld} ({meld_cards}).",
+        "{cards} {fit} meld {meld} ({meld_cards}).",
+        "{cards} {fit_de} an Kombination {meld} ({meld_cards}).",
+    ),
+    "cards.no_jokers": (
+        "{token}: {preset} is played without jokers, so a joker is not a card of this game.",
+        "{token}: {preset} wird ohne Joker gespielt, ein Joker ist hier keine Karte.",
     ),
     "cards.declare_off": (
         "{token}: declaring what a joker stands for is variant b, which is off in this game.",

@@ -161,9 +161,8 @@ def check_result(g: CardGame) -> None:
         if s == w or s == r.details.get("announcer"):
             assert r.points[s] == 0
         else:
-            assert r.points[s] == factor * sum(
-                romme_card_penalty(f, joker_double=jd) for f in lefts[s]
-            )
+            jokers = 2 if jd and any(f.is_joker for f in lefts[s]) else 1
+            assert r.points[s] == factor * jokers * sum(romme_card_penalty(f) for f in lefts[s])
     if r.reason == "out":
         assert not lefts[w]
 

@@ -418,11 +418,23 @@ def test_variant_g_end_without_discard():
     assert g.result.reason == "out" and g.result.points == [0, 10]
 
 
-def test_variant_h_jokers_left_count_double():
+def test_variant_h_a_joker_left_doubles_the_whole_hand():
+    """RULES.md (corrected against source text 001): the whole penalty of a joker holder
+    doubles, not only the joker; a hand without a joker is not doubled."""
     rules = ROMME.with_options(variant_joker_double=True)
     g = pos("", "5H 6H 7H 2S", "* KS", rules=rules)
     g.apply(0, "meld 5H 6H 7H; discard 2S")
-    assert g.result.points == [0, 40 + 10]
+    assert g.result.points == [0, 2 * (20 + 10)]
+    g = pos("", "5H 6H 7H 2S", "QS KS", rules=rules)
+    g.apply(0, "meld 5H 6H 7H; discard 2S")
+    assert g.result.points == [0, 20]
+    assert romme_penalties(
+        [[], [Card.parse("*"), Card.parse("AS")], [Card.parse("AS")]], joker_double=True
+    ) == [0, 62, 11]
+    # with a Hand-Rommé both doublings apply
+    assert romme_penalties(
+        [[], [Card.parse("*"), Card.parse("2S")]], joker_double=True, hand_romme=True
+    ) == [0, 88]
 
 
 def test_variant_i_winner_strikes_ten_or_twenty():
