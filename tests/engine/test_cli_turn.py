@@ -1,0 +1,198 @@
+"""`rummy turn` and `rummy validate` through the command line (issue 13, defects 9 and 11):
+separators with or without spaces, a missing separator named as such, every message in the
+language asked for."""
+
+import json
+
+import pytest
+
+from bot.rummy_cli import main
+from engine.cli import tile_turn
+from engine.rules import preset
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def turn_json(capsys, *argv: str) -> tuple[int, dict]:
+    code, out = run(capsys, "turn", "--json", *argv)
+    return code, json.loads(out)
+
+
+# ---------------------------------------------------------------------- defect 9
+
+SPELLINGS = [
+    "draw; draw; discard B4",
+    "draw;draw;discard B4",
+    "draw|draw|discard B4",
+    "draw | draw | discard B4",
+    "draw\ndraw\ndiscard B4",
+    "draw\r\ndraw\r\ndiscard B4\n",
+    "  draw ;draw|\n discard B4 ;",
+]
+
+
+@pytest.mark.parametrize("commands", SPELLINGS)
+def test_stein_draw_draw_discard_in_every_spelling(capsys, commands):
+    code, data = turn_json(capsys, "--rules", "stein", "--hand", "B4 R1 R2", commands)
+    assert code == 0, data
+    assert data["ok"] is True and data["error"] is None
+    # two tiles drawn from the pool, B4 discarded: R1 R2 and the two new tiles
+    assert len(data["hand"]) == 4
+    assert data["hand"][:2] == ["R1", "R2"]
+
+
+def test_every_spelling_plays_the_same_turn(capsys):
+    outs = {
+        json.dumps(turn_json(capsys, "--rules", "stein", "--hand", "B4 R1 R2", c)[1])
+        for c in SPELLINGS
+    }
+    assert len(outs) == 1
+
+
+def test_stein_without_draw_commands_starts_after_the_draws(capsys):
+    # no draw word at the start: the position is just after the draws, so a draw is refused
+    code, data = turn_json(capsys, "--rules", "stein", "--hand", "B4 R1 R2", "reset;draw")
+    assert code == 1 and data["error"]["code"] == "turn.draws_done"
+
+
+@pytest.mark.parametrize(
+    "commands",
+    [
+        "meld R1 R2 R3|R10 R11 R12;done",
+        "meld R1 R2 R3 ;R10 R11 R12\ndone",
+        "meld R1 R2 R3\nR10 R11 R12|done",
+    ],
+)
+def test_rummikub_melds_and_commands_with_any_separator(capsys, commands):
+    code, data = turn_json(
+        capsys, "--rules", "rummikub", "--hand", "R1 R2 R3 R10 R11 R12 B7 B8 B9 K1", commands
+    )
+    assert code == 0, data
+    assert data["table"] == [["R1", "R2", "R3"], ["R10", "R11", "R12"]]
+    assert data["hand"] == ["B7", "B8", "B9", "K1"]
+
+
+def test_tile_turn_function_reads_the_first_verb_through_separators():
+    rules = preset("stein")
+    assert tile_turn(rules, "", "B4 R1 R2", False, "draw;draw;discard B4")["ok"] is True
+
+
+# ---------------------------------------------------------------------- defect 11: words
+
+
+@pytest.mark.parametrize(
+    ("lang", "fragments"),
+    [
+        ("en", ['"done" is a command word', '"meld R1 R2 R3 done"', "e.g. meld R1 R2 R3; done"]),
+        ("de", ['"done" ist ein Befehlswort', "trennen", "z. B. meld R1 R2 R3; done"]),
+    ],
+)
+def test_missing_separator_through_rummy_turn(capsys, lang, fragments):
+    argv = ["--rules", "rummikub", "--hand", "R1 R2 R3 B5", "--opened", "--lang", lang]
+    code, data = turn_json(capsys, *argv, "meld R1 R2 R3 done")
+    assert code == 1
+    assert data["ok"] is False and data["table"] is None and data["hand"] is None
+    assert data["error"]["code"] == "parse.missing_separator"
+    for fragment in fragments:
+        assert fragment in data["error"]["message"]
+    assert "colour" not in data["error"]["message"]
+
+
+def test_missing_separator_in_text_output(capsys):
+    argv = ["turn", "--rules", "stein", "--hand", "R1 R2 R3 B5", "--lang", "de"]
+    code, out = run(capsys, *argv, "meld R1 R2 R3 discard B5")
+    assert code == 1
+    assert out.startswith('abgelehnt: "discard" ist ein Befehlswort')
+    assert out.rstrip().endswith("[parse.missing_separator]")
+
+
+@pytest.mark.parametrize(
+    ("rules", "hand", "commands", "en", "de"),
+    [
+        (
+            "stein",
+            "R1 R2 R3 B5",
+            "meld R1 R2 R3",
+            "The turn did not end: finish with done or discard PIECE.",
+            "Der Zug ist nicht zu Ende: schließe ihn mit done oder discard STEIN ab.",
+        ),
+        (
+            "rummikub",
+            "R10 R11 R12 R13 B5",
+            "meld R10 R11 R12",
+            "The turn did not end: finish with done.",
+            "Der Zug ist nicht zu Ende: schließe ihn mit done ab.",
+        ),
+    ],
+)
+def test_turn_unfinished_in_both_languages(capsys, rules, hand, commands, en, de):
+    argv = ["--rules", rules, "--hand", hand, "--opened"]
+    code, data = turn_json(capsys, *argv, commands)
+    assert code == 1 and data["error"] == {"code": "turn.unfinished", "message": en}
+    code, data = turn_json(capsys, *argv, "--lang", "de", commands)
+    assert code == 1 and data["error"] == {"code": "turn.unfinished", "message": de}
+
+
+def test_tile_errors_follow_lang(capsys):
+    argv = ["--rules", "rummikub", "--hand", "R1 R2 B5", "--opened", "--lang", "de"]
+    code, data = turn_json(capsys, *argv, "meld R1 R2; done")
+    assert code == 1
+    assert data["error"]["code"] == "meld.too_short"
+    assert "mindestens 3" in data["error"]["message"]
+    code, data = turn_json(capsys, *argv, "meld R1 R14")
+    assert data["error"]["code"] == "parse.piece"
+    assert data["error"]["message"] == '"R14": Wert muss 1-13 sein'
+
+
+def test_text_output_in_german(capsys):
+    argv = ["turn", "--rules", "rummikub", "--hand", "R10 R11 R12 B5", "--lang", "de"]
+    code, out = run(capsys, *argv, "meld R10 R11 R12;done")
+    assert code == 0
+    assert out.splitlines() == ["angenommen", "Tisch: R10 R11 R12", "Hand:  B5"]
+
+
+# ---------------------------------------------------------------------- rummy validate
+
+
+@pytest.mark.parametrize("sep", ["|", " | ", ";", "; ", "\n"])
+def test_validate_several_melds_with_any_separator(capsys, sep):
+    code, out = run(capsys, "validate", "--rules", "rummikub", "--json", f"R5 J R7{sep}B9 Y9 K9")
+    assert code == 0
+    data = json.loads(out)
+    assert data["valid"] is True and data["kind"] is None and data["value"] == 18 + 27
+    assert [m["kind"] for m in data["melds"]] == ["run", "group"]
+
+
+def test_validate_names_the_invalid_meld_in_the_language_asked(capsys):
+    argv = ["validate", "--rules", "rummikub", "--json"]
+    code, out = run(capsys, *argv, "--lang", "de", "R5 R6 R7|B1 B2")
+    assert code == 1
+    data = json.loads(out)
+    assert data["valid"] is False and data["value"] is None
+    assert data["reason"].startswith("Kombination 2: B1 B2: ")
+    assert "mindestens 3" in data["reason"]
+    assert [m["valid"] for m in data["melds"]] == [True, False]
+    code, out = run(capsys, *argv, "R5 R6 R7|B1 B2")
+    assert json.loads(out)["reason"].startswith("Meld 2: B1 B2: a meld needs at least 3")
+
+
+def test_validate_one_meld_keeps_its_contract(capsys):
+    code, out = run(capsys, "validate", "--rules", "rummikub", "--json", "R5 J R7")
+    assert code == 0
+    assert json.loads(out) == {"valid": True, "kind": "run", "value": 18, "reason": None}
+    code, out = run(capsys, "validate", "--rules", "rummikub", "--lang", "de", "R5 J R7")
+    assert out.strip() == "gültig: Reihe im Wert von 18: R5 J R7"
+
+
+def test_validate_cards_in_german(capsys):
+    code, out = run(capsys, "validate", "--rules", "romme", "--json", "--lang", "de", "QH KH AH;9S")
+    assert code == 1
+    data = json.loads(out)
+    assert data["melds"][0] == {"valid": True, "kind": "run", "value": 31, "reason": None}
+    assert data["reason"].startswith("Kombination 2: ")
+    code, out = run(capsys, "validate", "--rules", "romme", "--json", "--lang", "de", "QH KH AX")
+    assert json.loads(out)["reason"].startswith('"AX": ')
+    assert "Farbe" in json.loads(out)["reason"]
