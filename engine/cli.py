@@ -19,7 +19,7 @@ from typing import Any
 from .commands import first_verb
 from .errors import RummyError
 from .melds import analyse
-from .pieces import Face, format_faces, parse_faces, parse_melds
+from .pieces import format_faces, parse_faces, split_melds
 from .rules import PRESETS, RuleSet, preset
 from .scoring import score_tile_game
 from .tiles import TileGame
@@ -52,16 +52,18 @@ def _say(lang: str, en: str, de: str) -> str:
     return de if lang.lower().startswith("de") else en
 
 
-def validate_meld(rules: RuleSet, faces: list[Face], lang: str = "en") -> dict[str, Any]:
+def validate_meld(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
     """One meld: ``{"valid", "kind", "value", "reason", "pieces"}`` (``pieces``: the meld in
-    order, as read)."""
+    order, as read). Card melds are read with the card game's rules (``card_validate``)."""
     if rules.family == "card":
         from .cards_cli import card_validate
 
-        data = card_validate(rules, format_faces(faces), lang)
-        return {**data, "pieces": format_faces(faces)}
+        data = card_validate(rules, text, lang)
+        if data["valid"]:
+            data["pieces"] = format_faces(parse_faces(text, "card"))
+        return data
     try:
-        reading = analyse(faces, rules.meld_spec)
+        reading = analyse(parse_faces(text, "tile"), rules.meld_spec)
     except RummyError as exc:
         return {"valid": False, "kind": None, "value": None, "reason": exc.message(lang)}
     return {
@@ -78,13 +80,15 @@ def validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
     meld. Several melds (separated by ``|``, ``;`` or new lines) add ``"melds"``, one such dict
     each; then ``valid`` means all are, ``kind`` is null, ``value`` is their sum and ``reason``
     names the first invalid meld by its number."""
-    try:
-        melds = parse_melds(text, rules.family)
-        if not melds:
-            raise RummyError("parse.empty")
-    except RummyError as exc:
-        return {"valid": False, "kind": None, "value": None, "reason": exc.message(lang)}
-    results = [validate_meld(rules, faces, lang) for faces in melds]
+    parts = split_melds(text)
+    if not parts:
+        empty = RummyError("parse.empty")
+        if rules.family == "card":
+            from .cards import card_error
+
+            empty = card_error(empty, rules)
+        return {"valid": False, "kind": None, "value": None, "reason": empty.message(lang)}
+    results = [validate_meld(rules, part, lang) for part in parts]
     if len(results) == 1:
         return results[0]
     bad = next((k for k, r in enumerate(results, 1) if not r["valid"]), None)
@@ -133,7 +137,7 @@ def cmd_turn(args: argparse.Namespace) -> int:
     if rules.family == "card":
         from .cards_cli import card_turn
 
-        data = card_turn(rules, args.table, args.hand, args.opened, args.commands)
+        data = card_turn(rules, args.table, args.hand, args.opened, args.commands, lang)
     else:
         data = tile_turn(rules, args.table, args.hand, args.opened, args.commands, lang)
     if args.json:

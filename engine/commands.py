@@ -105,7 +105,7 @@ USAGE = {
     "claim": "claim N",
     "unclaim": "unclaim N",
     "place": "place PIECES",
-    "discard": "discard PIECE",
+    "discard": "discard [N] PIECE",
 }
 
 
@@ -122,10 +122,14 @@ def _build(seg: _Segment, family: Family) -> Command:
         if verb == "pick" and not words:
             return Command("pick")
         _need(words, 1, verb, usage)
+        meld = None
+        if verb == "discard" and family == "tile" and len(words) == 2 and words[0].isdigit():
+            # discard N PIECE: the last tile to go out, taken from table meld N (Stein, RULES.md)
+            meld, text = _meld_number(words[0], verb), words[1]
         pieces = tuple(parse_faces(text, family))
         if len(pieces) != 1:
             raise _arg_error(verb, "name exactly one piece", "genau einen Stein nennen")
-        return Command(verb, pieces=pieces)
+        return Command(verb, meld=meld, pieces=pieces)
     if verb == "meld":
         melds = [tuple(m) for m in parse_melds("|".join([text, *seg.extra_melds]), family)]
         if not melds:

@@ -138,7 +138,7 @@ class Card(Face):
 FACE_TYPES: dict[Family, type[Face]] = {"tile": Tile, "card": Card}
 
 _SPLIT_PIECES = re.compile(r"[\s,]+")
-_SPLIT_MELDS = re.compile(r"[|;\n]")
+_SPLIT_MELDS = re.compile(r"[|;\r\n]")
 
 
 def parse_face(token: str, family: Family = "tile") -> Face:
@@ -151,10 +151,15 @@ def parse_faces(text: str, family: Family = "tile") -> list[Face]:
     return [parse_face(t, family) for t in _SPLIT_PIECES.split(text.strip()) if t]
 
 
+def split_melds(text: str) -> list[str]:
+    """The text of each meld, as typed: melds are separated by ``|``, ``;`` or new lines, with or
+    without spaces (``"R5 R6 R7|B9 Y9 K9"``); blank parts are dropped."""
+    return [part for part in _SPLIT_MELDS.split(text) if _SPLIT_PIECES.sub("", part)]
+
+
 def parse_melds(text: str, family: Family = "tile") -> list[list[Face]]:
     """Parse melds separated by ``|``, ``;`` or new lines: ``"R5 R6 R7 | B9 Y9 K9"``."""
-    melds = [parse_faces(part, family) for part in _SPLIT_MELDS.split(text)]
-    return [m for m in melds if m]
+    return [parse_faces(part, family) for part in split_melds(text)]
 
 
 def format_faces(faces: Iterable[Face]) -> str:

@@ -109,6 +109,7 @@ def test_commands_parse_and_print():
         "claim 4": "claim 4",
         "unclaim 4": "unclaim 4",
         "discard B1": "discard B1",
+        "discard 2 B1": "discard 2 B1",
         "END": "done",
         "draw": "draw",
         "pick Y3": "pick Y3",
@@ -147,11 +148,13 @@ cards = st.builds(Card, st.integers(0, 3), st.integers(1, 13)) | st.just(Card.jo
 meld_numbers = st.integers(1, 30)
 
 
-def command_strategy(faces):
+def command_strategy(faces, family):
     """Any valid command of the language, as a Command value."""
     pieces = st.lists(faces, min_size=1, max_size=5).map(tuple)
     one = faces.map(lambda f: (f,))
+    table_discard = st.builds(Command, st.just("discard"), meld=meld_numbers, pieces=one)
     return st.one_of(
+        table_discard if family == "tile" else st.just(Command("done")),
         st.sampled_from(["draw", "hint", "undo", "reset", "done", "knock"]).map(Command),
         st.just(Command("pick")),
         st.builds(Command, st.sampled_from(["pick", "discard"]), pieces=one),
@@ -199,7 +202,7 @@ def typed(draw, commands):
 @pytest.mark.parametrize(("family", "faces"), [("tile", tiles), ("card", cards)])
 @given(data=st.data())
 def test_any_separators_with_any_spacing_parse_to_the_same_commands(family, faces, data):
-    commands = data.draw(st.lists(command_strategy(faces), min_size=1, max_size=6))
+    commands = data.draw(st.lists(command_strategy(faces, family), min_size=1, max_size=6))
     text = data.draw(typed(commands))
     assert parse_commands(text, family) == commands, repr(text)
 
@@ -269,3 +272,10 @@ def test_missing_separator_in_every_command(text, token, suggestion):
     assert info.value.code == "parse.missing_separator"
     assert info.value.params["token"] == token
     assert info.value.params["suggestion"] == suggestion
+
+
+def test_discard_from_a_table_meld_is_a_tile_command():
+    assert parse_command("discard 3 R5") == Command("discard", meld=3, pieces=(Tile(1, 5),))
+    with pytest.raises(RummyError) as info:
+        parse_command("discard 2 10H", "card")  # cards are discarded from the hand only
+    assert info.value.code == "parse.piece" and '"2"' in info.value.message()
