@@ -196,3 +196,21 @@ def test_validate_cards_in_german(capsys):
     code, out = run(capsys, "validate", "--rules", "romme", "--json", "--lang", "de", "QH KH AX")
     assert json.loads(out)["reason"].startswith('"AX": ')
     assert "Farbe" in json.loads(out)["reason"]
+
+
+@pytest.mark.parametrize("rules", ["romme", "rummy"])
+def test_card_turn_errors_follow_lang(capsys, rules):
+    argv = ["--rules", rules, "--hand", "9C 9H 9S 3D", "--opened"]
+    code, data = turn_json(capsys, *argv, "--lang", "de", "meld 9C 9H 9S")
+    assert code == 1
+    assert data["error"] == {
+        "code": "turn.unfinished",
+        "message": "Der Zug ist nicht zu Ende: schließe ihn mit discard KARTE ab.",
+    }
+    code, data = turn_json(capsys, *argv, "meld 9C 9H 9S")
+    assert data["error"]["message"] == "The turn did not end: finish with discard CARD."
+    code, data = turn_json(capsys, *argv, "--lang", "de", "meld 9C 9H 9S discard 3D")
+    assert data["error"]["code"] == "parse.missing_separator"
+    assert data["error"]["message"].startswith('"discard" ist ein Befehlswort')
+    code, data = turn_json(capsys, *argv, "--lang", "de", "meld 9C 9H 9S|discard 3D")
+    assert code == 0 and data["hand"] == []
