@@ -30,12 +30,23 @@ from .store import open_store
 
 YOU = "console"
 
-HELP = """Commands (several at once with ';'):
-  draw | pick PIECE | meld PIECES [| PIECES] | add N PIECES | move N PIECE > M|new
-  split N PIECE | join N M | swap N PIECE | take N PIECE | claim N | unclaim N
-  place PIECES | hint | undo | reset | discard PIECE | done
+HELP = """Commands (several at once, separated by ';' or '|', with or without spaces):
+  draw, pick PIECE, meld PIECES [| PIECES ...], add N PIECES, move N PIECE > M (or > new),
+  split N PIECE, join N M, swap N PIECE, take N PIECE, claim N, unclaim N,
+  place PIECES, hint, undo, reset, discard [N] PIECE, done, knock
+  e.g.  meld R5 R6 R7 | B9 Y9 K9; done
 Tiles: R5 B12 Y7 K1, joker J.  Cards: 10H QS A♣, joker *.
-Console: table, rack, help, rematch, quit"""
+Console: table, rack, help, rematch, quit
+All the rules, every preset, option and variant: docs/RULES.md"""
+
+HELP_DE = """Befehle (mehrere auf einmal, getrennt mit ';' oder '|', mit oder ohne Leerzeichen):
+  draw, pick STEIN, meld STEINE [| STEINE ...], add N STEINE, move N STEIN > M (oder > new),
+  split N STEIN, join N M, swap N STEIN, take N STEIN, claim N, unclaim N,
+  place STEINE, hint, undo, reset, discard [N] STEIN, done, knock
+  z. B.  meld R5 R6 R7 | B9 Y9 K9; done
+Steine: R5 B12 Y7 K1, Joker J.  Karten: 10H QS A♣, Joker *.
+Konsole: table, rack, help, rematch, quit
+Alle Regeln, jedes Spiel, jede Option und Variante: docs/RULES.md"""
 
 
 def format_table(view: Any, you: int | None = None) -> str:
@@ -191,7 +202,7 @@ async def run_console(
             if word in ("quit", "exit", "q"):
                 break
             if word == "help":
-                console.say(HELP)
+                console.say(HELP_DE if lang == "de" else HELP)
             elif word == "table":
                 console.show_table()
             elif word == "rack":

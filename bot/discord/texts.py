@@ -119,50 +119,57 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Spiel {game} ({preset}), Zug {turn}: {current} ist dran. Vorrat: {pool}. Plätze: {seats}.",
     ),
     "rules_more": (
-        "All the rules: RULES.md; commands: draw, pick, meld, add, move, split, join, swap, "
-        "take, claim, place, hint, undo, reset, discard, done.",
-        "Alle Regeln: RULES.md; Befehle: draw, pick, meld, add, move, split, join, swap, "
-        "take, claim, place, hint, undo, reset, discard, done.",
+        "All the rules, with every option and variant: docs/RULES.md in the bot's repository. "
+        "Commands (several per message, separated by ; or |): draw, pick, meld, add, move, "
+        "split, join, swap, take, claim, unclaim, place, hint, undo, reset, discard, done, knock.",
+        "Alle Regeln mit allen Optionen und Varianten: docs/RULES.md im Repository des Bots. "
+        "Befehle (mehrere pro Nachricht, getrennt mit ; oder |): draw, pick, meld, add, move, "
+        "split, join, swap, take, claim, unclaim, place, hint, undo, reset, discard, done, knock.",
     ),
     "rules_stein": (
         "Stein-Rummy: draw two tiles (at most one from the open discards), meld and rearrange, "
         "then discard one. Opening: any meld of 3 from your hand. Runs wrap 12-13-1-2. Put your "
-        "joker in place of a table tile to take it (`take`). Empty hand wins; the others rank "
-        "by tiles left (n+1-k match points).",
+        "joker in place of a table tile to take it (`take`). Empty hand wins (the last discard "
+        "may come from the table); the others rank by tiles left (n+1-k match points).",
         "Stein-Rummy: zwei Steine ziehen (höchstens einen vom offenen Alt-Bestand), auslegen "
         "und umbauen, dann einen abwerfen. Erstes Auslegen: eine Serie aus 3 Steinen. Reihen "
         "gehen rund 12-13-1-2. Mit dem Joker einen Tischstein nehmen (`take`). Wer keine Steine "
-        "mehr hat, gewinnt; die anderen nach Reststeinen (n+1-k Matchpunkte).",
+        "mehr hat, gewinnt (der letzte abgeworfene Stein darf vom Tisch kommen); die anderen "
+        "nach Reststeinen (n+1-k Matchpunkte).",
     ),
     "rules_stein_plus": (
         "Stein-Rummy Plus: as Stein-Rummy, plus claims: a group of four you declare yours "
-        "(`claim N`) is untouchable by others and earns one extra point if it stands at the end.",
+        "(`claim N`) is untouchable by others and earns one extra point if it stands at the end. "
+        "Game points: empty hand 4, then 3, 2, 1 by tiles left, for any number of players.",
         "Stein-Rummy Plus: wie Stein-Rummy, dazu Claims: eine Vierergruppe, die du zu deiner "
         "erklärst (`claim N`), dürfen andere nicht anfassen; steht sie am Ende, gibt es einen "
-        "Extrapunkt.",
+        "Extrapunkt. Spielpunkte: leere Hand 4, dann 3, 2, 1 nach Reststeinen, bei jeder "
+        "Spielerzahl.",
     ),
     "rules_rummikub": (
         "The 30-point tile game: play tiles or draw one. The first play must be new melds worth "
         "30 or more from your rack; then rearrange the table freely as long as every meld is "
-        "valid at the end of the turn. The winner scores the others' rack values.",
+        "valid at the end of the turn. A freed joker must go into a new meld with rack tiles "
+        "in the same turn. The winner scores the others' rack values.",
         "Das 30-Punkte-Legespiel: Steine auslegen oder einen ziehen. Das erste Auslegen braucht "
         "neue Serien im Wert von 30 aus dem eigenen Bestand; danach darf der Tisch frei umgebaut "
-        "werden, solange am Zugende jede Serie gültig ist. Der Sieger bekommt die Reststeine der "
-        "anderen.",
+        "werden, solange am Zugende jede Serie gültig ist. Ein freigespielter Joker muss im "
+        "selben Zug mit eigenen Steinen in eine neue Serie. Der Sieger bekommt die Reststeine "
+        "der anderen.",
     ),
     "rules_romme": (
         "Rommé: draw a card (stock or top discard), meld, lay off, discard one. The first meld "
-        "must reach 40 points. Whoever goes out ends the round; the others score penalty points "
-        "for the cards left.",
+        "must reach 40 points. Whoever goes out (the last card is discarded) ends the round; "
+        "the others score penalty points for the cards left.",
         "Rommé: eine Karte ziehen (Stapel oder oberste Ablage), auslegen, anlegen, eine "
-        "abwerfen. Das erste Auslegen braucht 40 Punkte. Wer ausmacht, beendet die Runde; die "
-        "anderen bekommen Strafpunkte für ihre Restkarten.",
+        "abwerfen. Das erste Auslegen braucht 40 Punkte. Wer ausmacht (die letzte Karte wird "
+        "abgeworfen), beendet die Runde; die anderen bekommen Strafpunkte für ihre Restkarten.",
     ),
     "rules_rummy": (
-        "Rummy: draw from the stock or the discard pile, meld sets and runs (ace low), lay off, "
-        "discard one. The first to go out scores the others' cards.",
-        "Rummy: vom Stapel oder der Ablage ziehen, Sätze und Folgen auslegen (Ass niedrig), "
-        "anlegen, eine abwerfen. Wer zuerst ausmacht, bekommt die Karten der anderen.",
+        "Rummy: draw from the stock or the discard pile, meld sets and runs (ace low, no "
+        "jokers), lay off, discard one. The first to go out scores the others' cards.",
+        "Rummy: vom Stapel oder der Ablage ziehen, Sätze und Folgen auslegen (Ass niedrig, ohne "
+        "Joker), anlegen, eine abwerfen. Wer zuerst ausmacht, bekommt die Karten der anderen.",
     ),
     # ------------------------------------------------------------------ config
     "config_saved": (
