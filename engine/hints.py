@@ -1,0 +1,434 @@
+"""The ``hint`` command of the tile games: a move that the engine accepts, typed exactly as shown.
+
+A hint answers for the state the turn is in (RULES.md "A turn"): in Stein-Rummy before the two
+draws it names the draws (``draw; draw``, or ``pick`` of a visible discard that makes a meld);
+otherwise it names a whole rest of the turn, from the working table as it is, or - when the
+player's own changes stand in the way or a fresh start places more - after ``reset``. A play ends
+with what the preset requires: ``done`` (Rummikub, or a Stein hand emptied by melding),
+``discard PIECE`` (Stein), ``draw`` (Rummikub when nothing fits).
+
+Candidates: the exact solver's best play (:func:`engine.solver.solve`, and with the table jokers
+kept in their melds when the free answer moves one), the same after each legal ``swap`` of a
+table joker with rack tiles (RULES.md "Jokers": in Rummikub the freed joker then goes into a new
+meld with rack tiles), a simple legal turn (:func:`engine.autoplay.random_tile_turn`) and the
+plain end of the turn. Every candidate is run on a copy of the game, the end of the turn
+included, and only accepted ones are offered; the one leaving the fewest pieces on the rack wins
+(ties: no reset, fewer commands). A play is written as ``meld`` / ``add`` commands where the
+table allows, else as ``place PIECES``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from .autoplay import candidate_melds, random_tile_turn
+from .errors import RummyError
+from .game import Event
+from .melds import joker_meanings, readings
+from .pieces import Face, format_faces
+
+if TYPE_CHECKING:
+    from .solver import Solution
+    from .tiles import TileGame
+
+SWAP_LIMIT = 4
+"""Swap commands tried per hint (each costs a solve): a table rarely offers more."""
+JOKER_MELD_LIMIT = 3
+"""New melds for a joker freed in Rummikub tried per swap, when the solver's own play does not
+put it into one (RULES.md: the freed joker must be used in a new meld with rack tiles)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One accepted hint: the play (commands before the end), the end of the turn, the pieces
+    left on the rack after the play, and how it was found."""
+
+    play: tuple[str, ...]
+    end: str
+    left: int
+    reset: bool
+    placed: tuple[str, ...] = ()  # the pieces the whole command takes from the rack
+    kept: bool = False  # the solver's play with the table jokers kept in their melds
+    exact: bool = True  # no solve behind it ran out of its budget
+
+    @property
+    def text(self) -> str:
+        return "; ".join([*self.play, self.end] if self.end else self.play)
+
+    def key(self) -> tuple[int, bool, int]:
+        return (self.left, self.reset, len(self.play))
+
+
+def hint_command(event: Event) -> str:
+    """The command a hint event offers (what follows its last ``": "``)."""
+    return event.text.rsplit(": ", 1)[-1]
+
+
+def tile_hint(game: TileGame, seat: int) -> list[Event]:
+    """The private ``hint`` answer for ``seat`` in a tile game (see the module docstring)."""
+    if not game.rules.help_allowed:
+        raise RummyError("help.not_allowed")
+    if seat != game.current:
+        raise RummyError("turn.not_yours", player=game.players[game.current])
+    if not game.draws_complete():
+        return [_draws_first(game, seat)]
+    options = _options(game, seat, reset=False)
+    if _changed(game):
+        start = accepted(game, seat, "reset")
+        if start is not None:
+            options += _options(start, seat, reset=True)
+    options.sort(key=Option.key)
+    for option in options:  # the whole text once more, as the player will type it
+        if accepted(game, seat, option.text) is not None:
+            return [_event(game, seat, option, all(o.exact for o in options))]
+    # not reached while the start of a turn can always be ended; say what is safe
+    fallback = Option(("reset",), "", len(game.racks[seat]), reset=True)
+    return [_event(game, seat, fallback, exact=False)]
+
+
+# ------------------------------------------------------------------------------- the answer
+
+
+def _event(game: TileGame, seat: int, option: Option, exact: bool) -> Event:
+    # a reset play counts from the start of the turn, any other from the rack as it is
+    more = bool(game.turn.played) and not option.reset
+    placed = len(game.racks[seat] if option.reset else game.turn.rack) - option.left
+    tiles, tiles_de = ("tile", "Stein") if placed == 1 else ("tiles", "Steine")
+    if more:
+        tiles, tiles_de = (
+            f"more {tiles}",
+            ("weiterer" if placed == 1 else "weitere") + f" {tiles_de}",
+        )
+    if placed <= 0:
+        if option.reset:
+            en = "No move places a tile; take back your changes first"
+            de = "Kein Zug legt einen Stein; nimm zuerst deine Änderungen zurück"
+        elif game.turn.played:
+            en, de = "No further tile fits", "Kein weiterer Stein passt"
+        else:
+            en, de = "No move places a tile", "Kein Zug legt einen Stein"
+    else:
+        en, de = ("Best move", "Bester Zug") if exact else ("A good move", "Ein guter Zug")
+        if option.kept:
+            en += " that keeps the table jokers in their melds"
+            de += ", der die Tisch-Joker in ihren Kombinationen lässt"
+        if option.reset:
+            en += ", starting again from the start of your turn"
+            de += ", neu ab Beginn deines Zuges"
+        en += f" ({placed} {tiles})"
+        de += f" ({placed} {tiles_de})"
+    if not exact:
+        en = "The table is too involved for an exact answer right now. " + en
+        de = "Der Tisch ist gerade zu verzwickt für eine exakte Antwort. " + de
+    text = option.text
+    return Event("hint", seat, f"{en}: {text}", f"{de}: {text}", True, option.placed)
+
+
+def _draws_first(game: TileGame, seat: int) -> Event:
+    """Stein before (or between) the two draws (RULES.md: "Drawing is not optional")."""
+    t = game.turn
+    need = game.draws_needed() - t.drawn - t.picked
+    may_pick = t.picked < game.rules.discard_picks_per_turn and bool(game.discards)
+    plain = ["draw"] * min(need, len(game.pool))
+    if len(plain) < need and may_pick:
+        top = game.deck[game.discards[-1]]
+        plain.append(f"pick {top}")
+    choices: list[tuple[list[str], Face | None]] = []
+    useful = _useful_discard(game) if may_pick else None
+    if useful is not None:
+        choices.append(([f"pick {useful}", *["draw"] * min(need - 1, len(game.pool))], useful))
+    choices.append((plain, None))
+    for commands, face in choices:
+        text = "; ".join(commands)
+        after = accepted(game, seat, text)
+        if after is None or not after.draws_complete():
+            continue
+        if face is None:
+            en, de = "Draw first", "Zuerst ziehen"
+        else:
+            en = f"Draw first; {face} from the discard stock makes a meld with your tiles"
+            de = f"Zuerst ziehen; {face} aus dem Alt-Bestand ergibt eine Kombination mit deinen Steinen"
+        return Event("hint", seat, f"{en}: {text}", f"{de}: {text}", private=True)
+    raise RummyError(  # pragma: no cover - draws_complete() is false only while a draw exists
+        "turn.draw_first", drawn=t.drawn + t.picked, need=game.rules.draws_per_turn
+    )
+
+
+def _useful_discard(game: TileGame) -> Face | None:
+    """A visible discard that makes a meld with the rack which the rack alone cannot make (the
+    longest such meld wins); only the top one when the preset allows no other."""
+    spec = game.rules.meld_spec
+    rack = game.faces(game.turn.rack)
+    have = Counter(rack)
+    stock = game.discards if game.rules.pick_any_discard else game.discards[-1:]
+    best: tuple[int, str, Face] | None = None
+    for face in {game.deck[i] for i in stock}:
+        for meld in candidate_melds([*rack, face], spec):
+            if face in meld and Counter(meld) - have:
+                key = (-len(meld), str(face), face)
+                if best is None or key[:2] < best[:2]:
+                    best = key
+    return best[2] if best else None
+
+
+# ------------------------------------------------------------------------------- candidates
+
+
+def accepted(game: TileGame, seat: int, text: str) -> TileGame | None:
+    """A copy of the game after ``text`` typed by ``seat``, or None when the engine refuses it."""
+    probe = game.copy()
+    try:
+        probe.apply(seat, text)
+    except RummyError:
+        return None
+    return probe
+
+
+def _changed(game: TileGame) -> bool:
+    """Has the player changed the table or the rack since the turn began (after the draws)?"""
+    t = game.turn
+    if t.played or t.taken or t.freed or game._table_changed():
+        return True
+    return sorted(t.rack) != sorted(game.racks[game.current])
+
+
+def _options(game: TileGame, seat: int, *, reset: bool) -> list[Option]:
+    """Every accepted candidate from this state (``reset``: the state after ``reset``)."""
+    prefix = ("reset",) if reset else ()
+    found: list[Option] = []
+
+    def consider(state: TileGame, play: tuple[str, ...], kept: bool = False) -> bool:
+        end = next((e for e in _ends(state) if accepted(state, seat, e) is not None), None)
+        if end is None:
+            return False
+        found.append(
+            Option((*prefix, *play), end, len(state.turn.rack), reset, _gone(game, state), kept)
+        )
+        return True
+
+    consider(game, ())
+    exact = _solver_options(game, seat, (), consider, freed_meld=True)
+    swaps = 0
+    for swap in _swap_commands(game, seat):
+        if swaps >= SWAP_LIMIT:
+            break
+        after = accepted(game, seat, swap)
+        if after is None:
+            continue
+        swaps += 1
+        consider(after, (swap,))
+        if not _solver_options(after, seat, (swap,), consider, freed_meld=True):
+            exact = False
+    if not _changed(game):
+        simple = random_tile_turn(game, seat, random.Random(f"{game.seed}:{game.turn_no}"))
+        *play, end = simple.split("; ")
+        state = accepted(game, seat, "; ".join(play)) if play else game
+        if state is not None and accepted(state, seat, end) is not None:
+            found.append(
+                Option((*prefix, *play), end, len(state.turn.rack), reset, _gone(game, state))
+            )
+    if not exact:
+        found = [replace(o, exact=False) for o in found]
+    return found
+
+
+def _gone(before: TileGame, after: TileGame) -> tuple[str, ...]:
+    """The pieces of ``before``'s rack that are no longer in ``after``'s."""
+    gone = Counter(before.faces(before.turn.rack)) - Counter(after.faces(after.turn.rack))
+    return tuple(format_faces(sorted(gone.elements(), key=str)).split())
+
+
+def _solver_options(game, seat, before, consider, *, freed_meld: bool = False) -> bool:
+    """Offer the solver's best play from this state (as ``meld``/``add`` commands, else as
+    ``place``). ``freed_meld``: a joker freed by ``swap`` that the play does not accept is put
+    into a new meld with rack tiles first and the rest solved again. False when a solve ran out
+    of its budget."""
+    from .solver import SolverBudgetExceeded
+
+    try:
+        plays = _solver_plays(game, seat)
+    except SolverBudgetExceeded:
+        return False
+    ok = False
+    for play, kept in plays:
+        state = accepted(game, seat, "; ".join(play))
+        if state is not None and consider(state, (*before, *play), kept):
+            ok = True
+            break
+    if ok or not freed_meld or not game.turn.freed:
+        return True
+    exact = True
+    for meld in _freed_joker_melds(game)[:JOKER_MELD_LIMIT]:
+        command = f"meld {format_faces(meld)}"
+        state = accepted(game, seat, command)
+        if state is None:
+            continue
+        if consider(state, (*before, command)):
+            break
+        try:
+            plays = _solver_plays(state, seat)
+        except SolverBudgetExceeded:
+            exact = False
+            continue
+        if any(
+            (after := accepted(state, seat, "; ".join(p))) is not None
+            and consider(after, (*before, command, *p), kept)
+            for p, kept in plays
+        ):
+            break
+    return exact
+
+
+def _solver_plays(game: TileGame, seat: int) -> list[tuple[tuple[str, ...], bool]]:
+    """The solver's best play as commands: first its free answer, then (when that moves a
+    table joker, which the engine refuses) the answer with joker melds kept whole; each as
+    explicit commands where possible and as ``place``."""
+    free = _solve(game, seat, jokers_stay=False)
+    if not free.count:
+        return []
+    plays = [(p, False) for p in _as_commands(game, free)]
+    if any(accepted(game, seat, "; ".join(p)) for p, _ in plays):
+        return plays
+    kept = _solve(game, seat, jokers_stay=True)
+    if kept.count:
+        plays += [(p, True) for p in _as_commands(game, kept)]
+    return plays
+
+
+def _solve(game: TileGame, seat: int, *, jokers_stay: bool) -> Solution:
+    from .solver import solve
+    from .tiles import HELP_BUDGET
+
+    fixed = {k for k, m in enumerate(game.turn.table) if m.claim is not None and m.claim != seat}
+    return solve(
+        game.table_faces(working=True),
+        game.faces(game.turn.rack),
+        game.rules,
+        opened=game.opened[seat],
+        mode="count",
+        fixed=fixed,
+        budget=HELP_BUDGET,
+        jokers_stay=jokers_stay,
+    )
+
+
+def _as_commands(game: TileGame, solution: Solution) -> list[tuple[str, ...]]:
+    """The play as ``add N ...`` / ``meld ...`` commands when each working meld survives whole
+    (perhaps extended by rack pieces), and as ``place PIECES`` in any case."""
+    forms = []
+    explicit = _explicit(game.table_faces(working=True), solution)
+    if explicit:
+        forms.append(explicit)
+    forms.append((f"place {format_faces(solution.placed)}",))
+    return forms
+
+
+def _explicit(working: list[list[Face]], solution: Solution) -> tuple[str, ...] | None:
+    target = [Counter(m) for m in solution.table]
+    left = Counter(solution.placed)
+    open_ = list(range(len(target)))
+    adds: list[str] = []
+    pending = []
+    for k, meld in enumerate(working):
+        have = Counter(meld)
+        same = next((j for j in open_ if target[j] == have), None)
+        if same is not None:
+            open_.remove(same)
+        else:
+            pending.append((k, have))
+    for k, have in pending:
+        grow = next(
+            (j for j in open_ if not have - target[j] and not (target[j] - have) - left), None
+        )
+        if grow is None:
+            return None
+        open_.remove(grow)
+        extra = target[grow] - have
+        left -= extra
+        adds.append(f"add {k + 1} {format_faces(sorted(extra.elements(), key=str))}")
+    new = []
+    for j in open_:
+        if target[j] - left:
+            return None
+        left -= target[j]
+        new.append(format_faces(solution.table[j]))
+    if left:
+        return None
+    return (*adds, *([f"meld {' | '.join(new)}"] if new else []))
+
+
+def _swap_commands(game: TileGame, seat: int) -> list[str]:
+    """``swap N PIECES`` for each table joker and the rack tiles it may stand for (one tile, or
+    two for a group of three that needs its fourth tile); the engine decides which are legal."""
+    if not game.opened[seat]:
+        return []
+    spec = game.rules.meld_spec
+    rack = sorted({f for f in game.faces(game.turn.rack) if not f.is_joker}, key=str)
+    commands = []
+    for number, meld in enumerate(game.turn.table, 1):
+        if meld.claim is not None and meld.claim != seat:
+            continue
+        faces = game.faces(meld.ids)
+        if not any(f.is_joker for f in faces) or not readings(faces, spec):
+            continue
+        fits = [f for f in rack if f in joker_meanings(faces, spec)]
+        commands += [f"swap {number} {f}" for f in fits]
+        commands += [f"swap {number} {a} {b}" for a, b in combinations(fits, 2)]
+    return commands
+
+
+def _freed_joker_melds(game: TileGame) -> list[list[Face]]:
+    """New melds of a freed joker with rack tiles (RULES.md Rummikub "Jokers"), longest first."""
+    spec = game.rules.meld_spec
+    rack = game.faces(game.turn.rack)
+    melds = [m for m in candidate_melds(rack, spec) if any(f.is_joker for f in m)]
+    return sorted(melds, key=lambda m: (-len(m), format_faces(m)))
+
+
+def _ends(game: TileGame) -> list[str]:
+    """The commands that may end the turn from this state, best first (none: it cannot end)."""
+    if game.is_stein:
+        rack = game.faces(game.turn.rack)
+        if rack:
+            return [f"discard {_discard_choice(rack, game)}"]
+        # an emptied hand: out with done, or with a table tile discarded (RULES.md "End")
+        melds = game.table_faces(working=True)
+        return ["done"] + [
+            f"discard {number} {face}"
+            for number, meld in enumerate(melds, 1)
+            for face in sorted(set(meld), key=str)
+        ]
+    if game.turn.played:
+        return ["done"]
+    return [] if _changed(game) else ["draw"]
+
+
+def _discard_choice(rack: list[Face], game: TileGame) -> Face:
+    """The rack piece least tied to the others (Stein): never a joker while a tile is left, then
+    fewest partners (same value in another colour, same colour one or two apart, round the
+    corner where runs wrap)."""
+    wrap = game.rules.meld_spec.run_mode == "wrap"
+
+    def ties(k: int) -> tuple[int, str]:
+        face = rack[k]
+        if face.is_joker:
+            return (1000, str(face))
+        score = 0
+        for j, other in enumerate(rack):
+            if j == k or other.is_joker:
+                score += 2 if other.is_joker else 0
+                continue
+            if other.rank == face.rank and other.suit != face.suit:
+                score += 2
+            elif other.suit == face.suit and other.rank != face.rank:
+                gap = abs(other.rank - face.rank)
+                if wrap:
+                    gap = min(gap, 13 - gap)
+                score += {1: 3, 2: 1}.get(gap, 0)
+        return (score, str(face))
+
+    return rack[min(range(len(rack)), key=ties)]

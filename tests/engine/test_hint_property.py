@@ -1,0 +1,123 @@
+"""``hint`` over reached states: typed back by the player to move, it is accepted (issue 13).
+
+States come from seeded games of every tile preset: whole turns of simple legal moves, then the
+start of a turn, the Stein draws (none, one, both), and some accepted manipulations (melds,
+lay-offs, moves, splits, joker swaps and takes, undo). In each, ``hint`` must change nothing, name
+the same command in English and German, and that command, typed by the same seat, must be
+accepted and end the turn - or, in Stein before the two draws, make the draws, after which the
+next hint is again accepted and ends the turn (RULES.md "A turn").
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.autoplay import candidate_melds, random_tile_turn
+from engine.errors import RummyError
+from engine.game import new_game
+from engine.hints import accepted, hint_command
+from engine.pieces import format_faces
+from engine.rules import preset
+
+PRESETS = ["stein", "stein_plus", "rummikub"]
+
+
+def whole_turn(g, rng: random.Random) -> None:
+    """One turn of the player to move: a simple legal turn, or the plainest one."""
+    seat = g.current
+    try:
+        g.apply(seat, random_tile_turn(g, seat, rng))
+        return
+    except RummyError:
+        pass
+    if not g.is_stein:
+        g.apply(seat, "draw")
+        return
+    while not g.draws_complete():
+        g.apply(seat, "draw" if g.pool else "pick")
+    g.apply(seat, f"discard {g.rack(seat)[0]}")
+
+
+def _manipulations(g, rng: random.Random):
+    """Plausible mid-turn commands for the player to move (legal or not: the engine decides)."""
+    spec = g.rules.meld_spec
+    rack = g.rack(g.current)
+    table = g.table_faces(working=True)
+    out = [f"meld {format_faces(m)}" for m in candidate_melds(rack, spec)]
+    for number, meld in enumerate(table, 1):
+        for face in rng.sample(rack, min(3, len(rack))):
+            out.append(f"add {number} {face}")
+            out.append(f"swap {number} {face}")
+        for face in rng.sample(meld, min(2, len(meld))):
+            out.append(f"move {number} {face} > new")
+            out.append(f"move {number} {face} > {rng.randint(1, len(table))}")
+            out.append(f"split {number} {face}")
+            out.append(f"take {number} {face}")
+    out.append("undo")
+    rng.shuffle(out)
+    return out
+
+
+def reach(name: str, seed: int, turns: int, draws: int, changes: int):
+    """A reached state: ``turns`` whole turns, then (Stein) ``draws`` draws of the next turn and
+    up to ``changes`` accepted manipulations once the draws are complete."""
+    rng = random.Random(seed)
+    g = new_game(preset(name), ["a", "b", "c"], seed)
+    for _ in range(turns):
+        if g.status != "playing":
+            return g
+        whole_turn(g, rng)
+    if g.status != "playing":
+        return g
+    seat = g.current
+    for _ in range(draws):
+        if g.draws_complete():
+            break
+        pick = g.discards and g.turn.picked == 0 and rng.random() < 0.4
+        g.apply(seat, "pick" if pick or not g.pool else "draw")
+    made = 0
+    if g.draws_complete():
+        for text in _manipulations(g, rng):
+            if made >= changes:
+                break
+            try:
+                g.apply(seat, text)
+                made += 1
+            except RummyError:
+                pass
+    return g
+
+
+def check_hint(g) -> str:
+    """Ask for a hint as the player to move and type it back; returns the command."""
+    seat, before = g.current, g.to_json()
+    events = g.apply(seat, "hint")
+    assert g.to_json() == before  # a hint changes nothing
+    (event,) = events
+    assert event.kind == "hint" and event.private and event.seat == seat
+    command = hint_command(event)
+    assert event.text_de.endswith(": " + command)
+    after = accepted(g, seat, command)
+    assert after is not None, f"{event.text} refused in\n{g.working_table_text()}"
+    if g.is_stein and not g.draws_complete():
+        assert after.draws_complete() and after.current == seat, command
+        return check_hint(after)
+    assert after.status != "playing" or after.current != seat, f"{command} does not end the turn"
+    return command
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(PRESETS),
+    seed=st.integers(0, 10_000),
+    turns=st.integers(0, 14),
+    draws=st.integers(0, 2),
+    changes=st.integers(0, 4),
+)
+def test_every_hint_typed_back_is_accepted_and_ends_the_turn(name, seed, turns, draws, changes):
+    g = reach(name, seed, turns, draws, changes)
+    if g.status == "playing":
+        check_hint(g)
