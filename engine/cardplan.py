@@ -32,16 +32,26 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .melds import MeldSpec, readings
 from .pieces import Face, format_faces
+
+if TYPE_CHECKING:
+    from .cards import CardGame
 
 Objective = Literal["count", "value"]
 Keep = Literal["discard", "any"]
 Fits = Callable[[int, Sequence[Face]], bool]
 
-__all__ = ["CardPlan", "best_card_plan", "candidate_card_melds", "plan_for_turn"]
+__all__ = [
+    "CardHint",
+    "CardPlan",
+    "best_card_plan",
+    "candidate_card_melds",
+    "card_hint",
+    "plan_for_turn",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,11 +283,13 @@ def best_card_plan(
     joker = type(hand[0]).joker() if hand else None
 
     def search(order: list[Face], k: int, chosen: list[tuple[Face, ...]], left: list[Face]):
-        # bound: everything not yet decided (and every joker left) could still be removed
+        # bound: everything not yet decided (and every joker left) could still be removed, and
+        # so could a card left out of the new melds that some table meld may take (lay-off)
         removed = [f for m in chosen for f in m]
         if best.key >= (0, 0):
             undecided = [f for f in order[k:] if counts[f] > 0 and not f.is_joker]
-            optimistic = removed + undecided + [joker] * counts[joker]
+            layable = [f for f in left if takers.get(f)]
+            optimistic = removed + layable + undecided + [joker] * counts[joker]
             if score(optimistic) <= best.key:
                 return
         if k == len(order):
@@ -373,3 +385,311 @@ def plan_for_turn(
     )
     assert plan is not None
     return plan
+
+
+# ---------------------------------------------------------------------- the hint of a card game
+
+SWAP_LIMIT = 4
+"""Joker swaps tried per hint (each costs a plan search): a table rarely offers more."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardHint:
+    """One accepted hint: the ``command`` to type (a whole message, tried on a copy of the game),
+    the cards ``left`` in hand after it, and the sentences (``text`` ends with ``": " + command``)."""
+
+    command: str
+    left: int
+    text: str
+    text_de: str
+
+
+def card_hint(game: CardGame, seat: int) -> CardHint:
+    """The ``hint`` of a card game (RULES.md ``romme`` / ``rummy`` "A turn"), for the state the
+    turn is in:
+
+    - a knocker (Rommé variant a) first melds the knocked card;
+    - before drawing: ``knock`` when variant e allows announcing, else ``pick CARD`` when the top
+      discard lets more cards be played than without it, else ``draw``;
+    - after drawing: colour Rommé (``done``, variant f) when it ends the game; else the best
+      meld-and-lay-off plan (:func:`plan_for_turn`: Rommé's opening minimum, lay-offs before the
+      opening only in a Hand-Rommé, a discard kept where the game needs one) from the turn as it
+      is, after ``reset`` and after each joker swap, then the discard (the card with the fewest
+      partners in the hand, the highest penalty among those).
+
+    Every candidate is run on a copy of the game and only an accepted one is offered; the one
+    leaving the fewest cards in hand wins (ties: fewer commands)."""
+    from .cards import romme_hand_penalty
+
+    t = game.turn
+    if t["knock_due"]:
+        return _knock_hint(game, seat)
+    if not t["drawn"]:
+        return _draw_hint(game, seat)
+    options: list[tuple[int, int, int, list[str], str, str, int]] = []
+    history = t["history"]
+    on_table = sum(len(m[0]) for m in history[0]["table"]) if history else 0
+    on_table = on_table if history else sum(len(m.ids) for m in game.table)
+    colour = _colour_hint(game, seat)
+    if colour is not None:
+        options.append(colour)
+    starts: list[tuple[list[str], CardGame]] = [([], game)]
+    if t["history"]:
+        reset = _accepted(game, seat, "reset")
+        if reset is not None:
+            starts.append((["reset"], reset))
+    for prefix, start in list(starts):
+        for swap in _swaps(start, seat)[:SWAP_LIMIT]:
+            after = _accepted(start, seat, "; ".join([*prefix, swap]))
+            if after is not None:
+                starts.append(([*prefix, swap], after))
+    for prefix, start in starts:
+        for commands, why, why_de in _plans(start, seat):
+            text = "; ".join([*prefix, *commands])
+            after = _accepted(game, seat, text)
+            if after is None:
+                continue
+            if prefix and prefix[0] == "reset":
+                why = "Take this turn's plays back first (reset). " + why
+                why_de = "Nimm zuerst die Züge dieser Runde zurück (reset). " + why_de
+            left = after.faces(after.racks[seat])
+            value = romme_hand_penalty(left)
+            played = sum(len(m.ids) for m in after.table) - on_table
+            size = len(prefix) + len(commands)
+            options.append((len(left), value, size, [text], why, why_de, played))
+    if not options:  # not reached while the turn can always be ended by a discard
+        return CardHint(
+            "reset",
+            len(game.racks[seat]),
+            "Take this turn's plays back first: reset",
+            "Nimm zuerst die Züge dieser Runde zurück: reset",
+        )
+    left, _, _, (text,), why, why_de, played = min(options, key=lambda o: o[:3])
+    if played > 0:
+        cards, cards_de = ("card", "Karte") if played == 1 else ("cards", "Karten")
+        head = f"Best play, {played} {cards} from your hand this turn."
+        head_de = f"Bester Zug, {played} {cards_de} aus deiner Hand in diesem Zug."
+    else:
+        head, head_de = "Nothing to meld or lay off.", "Nichts auszulegen oder anzulegen."
+    return CardHint(
+        text, left, f"{head} {why} Type: {text}", f"{head_de} {why_de} Eingeben: {text}"
+    )
+
+
+def _accepted(game: CardGame, seat: int, text: str) -> CardGame | None:
+    """The game after ``text``, or None when the engine refuses it (tried on a copy)."""
+    from .errors import RummyError
+
+    probe = game.copy()
+    try:
+        probe.apply(seat, text)
+    except RummyError:
+        return None
+    return probe
+
+
+def _penalty(game: CardGame) -> Callable[[Face], int]:
+    from .cards import romme_card_penalty, rummy_card_points
+
+    if game.rules.game == "rummy":
+        return rummy_card_points
+    double = game.rules.variant_joker_double
+    return lambda f: romme_card_penalty(f, joker_double=double)
+
+
+def _undiscardable(game: CardGame) -> Face | None:
+    picked = game.turn["picked"]
+    return game.deck[picked] if picked is not None else None
+
+
+def _plan(game: CardGame, seat: int) -> CardPlan | None:
+    """The best plan from the turn as it is (see :func:`plan_for_turn`), with what this turn
+    already laid: in Rommé before an opening, a lay-off or swap this turn leaves only a
+    Hand-Rommé; melds already laid count towards the minimum."""
+    t = game.turn
+    rules = game.rules
+    hand = game.faces(game.racks[seat])
+    common = dict(
+        fits=lambda i, cards: game.fits(i + 1, cards),
+        penalty=_penalty(game),
+        undiscardable=_undiscardable(game),
+    )
+    keep: Keep = "any" if game.empty_hand_ok else "discard"
+    table = game.table_faces()
+    spec = rules.meld_spec
+    if rules.game == "rummy" or t["opened_at_start"]:
+        return best_card_plan(hand, table, spec, lay_off=True, keep=keep, **common)
+    hand_romme = best_card_plan(
+        hand, table, spec, lay_off=True, keep=keep, must_empty=True, **common
+    )
+    if hand_romme is not None or t["table_used"]:
+        return hand_romme
+    rest = max(0, rules.opening_minimum - t["opening_value"]) if t["melded"] else None
+    minimum = rules.opening_minimum if rest is None else rest
+    return best_card_plan(hand, table, spec, lay_off=False, minimum=minimum, **common)
+
+
+def _plans(game: CardGame, seat: int) -> list[tuple[list[str], str, str]]:
+    """Candidate rests of the turn from this state: the plan and its discard, and the plain
+    discard (commands, reason, German reason)."""
+    out = []
+    plan = _plan(game, seat)
+    hand = game.faces(game.racks[seat])
+    if plan is not None:
+        commands = plan.commands()
+        if not plan.left:
+            out.append((commands, "You go out.", "Du machst aus."))
+        else:
+            card, why, why_de = _discard_choice(game, list(plan.left))
+            out.append(([*commands, f"discard {card}"], why, why_de))
+    if hand:
+        card, why, why_de = _discard_choice(game, hand)
+        out.append(([f"discard {card}"], why, why_de))
+    return out
+
+
+def _discard_choice(game: CardGame, left: list[Face]) -> tuple[Face, str, str]:
+    """The card to discard from ``left`` and why: never the card just picked (unless a second
+    copy), never a joker while another card is left; the fewest partners (cards of the hand
+    that could share a meld with it), then the highest penalty."""
+    banned = _undiscardable(game)
+    choices = list(left)
+    if banned is not None and choices.count(banned) == 1 and len(choices) > 1:
+        choices.remove(banned)
+    if any(not f.is_joker for f in choices):
+        choices = [f for f in choices if not f.is_joker]
+    penalty = _penalty(game)
+    mode = game.rules.run_mode
+    scored = sorted(set(choices), key=lambda c: (_partners(c, left, mode), -penalty(c), c))
+    card = scored[0]
+    if len(left) == 1:
+        return card, "Discard the last card and go out.", "Lege die letzte Karte ab und mach aus."
+    partners = _partners(card, left, mode)
+    value = penalty(card)
+    points = "point" if value == 1 else "points"
+    if partners == 0:
+        why = f"Discard {card} ({value} {points}): no other card of yours goes with it."
+        why_de = f"Lege {card} ab ({value} Punkte): keine andere Karte von dir passt dazu."
+    else:
+        why = f"Discard {card} ({value} {points}): it has the fewest partners in your hand."
+        why_de = f"Lege {card} ab ({value} Punkte): sie hat die wenigsten Partner in deiner Hand."
+    return card, why, why_de
+
+
+def _partners(card: Face, hand: Sequence[Face], mode: str) -> int:
+    """How many other cards of the hand could share a meld with ``card``: jokers, the same rank
+    in another suit, the same suit within two ranks (round the corner where runs wrap)."""
+    if card.is_joker:
+        return 99
+    others = list(hand)
+    others.remove(card)
+    count = 0
+    for f in others:
+        if f.is_joker or (f.rank == card.rank and f.suit != card.suit):
+            count += 1
+        elif f.suit == card.suit and f.rank != card.rank:
+            d = abs(f.rank - card.rank)
+            if mode != "linear":
+                d = min(d, 13 - d)
+            count += d <= 2
+    return count
+
+
+def _swaps(game: CardGame, seat: int) -> list[str]:
+    """``swap N CARD`` commands the engine may accept: a hand card that frees a table joker
+    (Rommé; before an opening only useful in a Hand-Rommé, which the trial decides)."""
+    if not game.deck.jokers():
+        return []
+    out = []
+    hand = sorted(set(game.faces(game.racks[seat])))
+    for number, meld in enumerate(game.table, 1):
+        if not any(game.deck[i].is_joker for i in meld.ids):
+            continue
+        for card in hand:
+            if not card.is_joker and game._swap_position(meld, card) is not None:
+                out.append(f"swap {number} {card}")
+    return out
+
+
+def _colour_hint(
+    game: CardGame, seat: int
+) -> tuple[int, int, int, list[str], str, str, int] | None:
+    """Variant f: ``done`` with 10 cards of one suit ends the game (the player scores 0)."""
+    if not (game.rules.game == "romme" and game.rules.variant_colour_romme):
+        return None
+    suits = Counter(f.suit for f in game.faces(game.racks[seat]) if not f.is_joker)
+    if not suits or max(suits.values()) < 10 or _accepted(game, seat, "done") is None:
+        return None
+    return (0, 0, 1, ["done"], "Colour Rommé ends the game.", "Farbenrommé beendet das Spiel.", 0)
+
+
+def _knock_hint(game: CardGame, seat: int) -> CardHint:
+    """Variant a: the knocker's first command melds the knocked card with hand cards."""
+    card = game.deck[game.knocks[seat]["open"]]
+    hand = game.faces(game.racks[seat])
+    melds = [m for m in candidate_card_melds(hand, game.rules.meld_spec) if card in m]
+    for meld in sorted(melds, key=lambda m: (-len(m), m)):
+        text = f"meld {format_faces(meld)}"
+        if _accepted(game, seat, text) is not None:
+            return CardHint(
+                text,
+                len(hand) - len(meld),
+                f"You knocked for {card}: meld it first: {text}",
+                f"Du hast um {card} geklopft: lege sie zuerst aus: {text}",
+            )
+    return CardHint(  # not reached: a knock is allowed only when the card makes a meld
+        "draw", len(hand), f"Meld {card} first: draw", f"Lege zuerst {card} aus: draw"
+    )
+
+
+def _draw_hint(game: CardGame, seat: int) -> CardHint:
+    """Before drawing: announce (variant e) when allowed, else pick the top discard when it
+    lets more cards be played this turn than the hand alone, else draw from the talon."""
+    hand = game.faces(game.racks[seat])
+    if _accepted(game, seat, "knock") is not None:
+        return CardHint(
+            "knock",
+            len(hand),
+            "Your hand counts 10 points or less: announce Rommé (variant e): knock",
+            "Deine Hand zählt höchstens 10 Punkte: sag Rommé an (Variante e): knock",
+        )
+    draw_ok = _accepted(game, seat, "draw") is not None
+    if game.discards:
+        top = game.deck[game.discards[-1]]
+        pick = f"pick {top}"
+        after_pick = _accepted(game, seat, pick)
+        if after_pick is not None:
+            with_top = _plan(after_pick, seat)
+            without = _plan(_drawn_without_card(game), seat)
+            gain = (with_top.removed if with_top else 0) - (without.removed if without else 0)
+            if gain > 0 or not draw_ok:
+                why = f"{top} lets you play {gain} more card{'s' if gain != 1 else ''}"
+                why_de = f"mit {top} kannst du {gain} Karte{'n' if gain != 1 else ''} mehr legen"
+                if gain <= 0:
+                    why, why_de = "the talon is empty", "der Talon ist leer"
+                return CardHint(
+                    pick,
+                    len(hand) + 1,
+                    f"Take the top discard, {why}: {pick}",
+                    f"Nimm die oberste abgelegte Karte, {why_de}: {pick}",
+                )
+    if not game.discards or draw_ok:
+        return CardHint(
+            "draw",
+            len(hand) + 1,
+            "Draw first, from the talon (the top discard does not help you): draw"
+            if game.discards
+            else "Draw first, from the talon: draw",
+            "Nimm zuerst vom Talon auf (die oberste abgelegte Karte hilft dir nicht): draw"
+            if game.discards
+            else "Nimm zuerst vom Talon auf: draw",
+        )
+    return CardHint("draw", len(hand), "Draw first: draw", "Nimm zuerst auf: draw")
+
+
+def _drawn_without_card(game: CardGame) -> CardGame:
+    """The game as if the mover had drawn nothing new (to weigh the top discard)."""
+    probe = game.copy()
+    probe.turn["drawn"] = True
+    probe.turn["from_talon"] = True
+    return probe

@@ -893,6 +893,7 @@ class CardGame(PieceGame):
             "knock": self._cmd_knock,
             "undo": self._cmd_undo,
             "reset": self._cmd_reset,
+            "hint": self._cmd_hint,
         }
         if c.verb not in handlers or (c.verb == "swap" and not has_jokers(self.rules)):
             raise RummyError("turn.not_allowed", command=c.verb, preset=self.rules.name)
@@ -1310,6 +1311,17 @@ class CardGame(PieceGame):
                 pieces=(str(card),),
             )
         ]
+
+    def _cmd_hint(self, seat: int, c: Command) -> list[Event]:
+        """A private hint for the mover (engine/cardplan.py :func:`card_hint`): what to do first
+        (draw, pick, meld the knocked card) or the best meld-and-lay-off plan with its discard,
+        typed exactly as the engine accepts it. Changes nothing."""
+        from .cardplan import card_hint
+
+        if not self.rules.help_allowed:
+            raise RummyError("help.not_allowed")
+        hint = card_hint(self, seat)
+        return [Event("hint", seat, hint.text, hint.text_de, private=True)]
 
     def _cmd_undo(self, seat: int, c: Command) -> list[Event]:
         history = self.turn["history"]
