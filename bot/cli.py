@@ -9,6 +9,12 @@
   problem.
 - ``rummy-bot ladder ...`` and ``rummy-bot tournament simulate|show ...``: the organiser's league
   tools (:mod:`bot.league.cli`).
+
+A database that cannot be used (missing, empty, damaged, another program's, newer, read-only, full,
+or owned by another running process) ends every command with ONE line on stderr,
+``rummy-bot: <what is wrong; what to do>``, and exit code 3 (4 when another process owns the
+database), never a traceback or a hang. Exit codes: 0 fine, 1 problems found / games unfinished,
+2 usage, 3 store error, 4 database in use, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from pathlib import Path
 from engine.rules import PRESETS
 
 from .settings import Settings
+
+EXIT_STORE = 3
+EXIT_LOCKED = 4
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--synchronous", default="full", choices=("full", "normal"))
     soak.add_argument("--bot-pause", type=float, default=0.0, help="think time per move (s)")
     soak.add_argument("--json", action="store_true", help="print the figures as JSON")
+    soak.add_argument(
+        "--init-empty",
+        action="store_true",
+        help="take an existing 0-byte --db file as a new database (refused otherwise)",
+    )
 
     verify = sub.add_parser("verify-db", help="replay and check every stored game")
     verify.add_argument("--db", dest="verify_db", required=True, help="SQLite file")
@@ -94,8 +108,27 @@ def _console(args: argparse.Namespace) -> int:
     )
 
 
+def _init_empty(path: str) -> None:
+    """Make a 0-byte file at ``path`` a new, empty database (``soak --init-empty``)."""
+    from .store import SqliteStore
+
+    target = Path(path)
+    if not target.is_file() or target.stat().st_size != 0:
+        return
+
+    async def init() -> None:
+        store = SqliteStore(target, init_empty=True)
+        await store.open()
+        await store.close()
+
+    asyncio.run(init())
+
+
 def _soak(args: argparse.Namespace) -> int:
     from .service.soak import run_soak
+
+    if args.init_empty:
+        _init_empty(args.soak_db)
 
     figures = asyncio.run(
         run_soak(
@@ -157,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from .store import StoreError, StoreLocked
+
     try:
         if args.command == "soak":
             return _soak(args)
@@ -169,6 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         if settings.discord_token and not args.console:
             return _discord(settings)
         return _console(args)
+    except StoreLocked as exc:
+        print(f"rummy-bot: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    except StoreError as exc:
+        print(f"rummy-bot: {exc}", file=sys.stderr)
+        return EXIT_STORE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -4,28 +4,41 @@ Use :func:`open_store` with a database URL; the game service only sees the :clas
 interface and the record types.
 """
 
-from .base import Store, StoreConflict, StoreError, open_store
+from .base import (
+    Store,
+    StoreConflict,
+    StoreError,
+    StoreInvalid,
+    StoreLocked,
+    StoreOwnerLost,
+    open_store,
+)
 from .records import (
+    STATUSES,
     UNFINISHED,
     CommandRecord,
     CommandWrite,
     GameRecord,
     GameStatus,
     KvRow,
+    OwnerRecord,
     PlayerRecord,
     ResultRow,
     Seat,
 )
-from .sqlite import SCHEMA_VERSION, SqliteStore
+from .sqlite import APPLICATION_ID, SCHEMA_VERSION, SqliteStore, StoreSnapshot
 
 __all__ = [
+    "APPLICATION_ID",
     "SCHEMA_VERSION",
+    "STATUSES",
     "UNFINISHED",
     "CommandRecord",
     "CommandWrite",
     "GameRecord",
     "GameStatus",
     "KvRow",
+    "OwnerRecord",
     "PlayerRecord",
     "ResultRow",
     "Seat",
@@ -33,5 +46,9 @@ __all__ = [
     "Store",
     "StoreConflict",
     "StoreError",
+    "StoreInvalid",
+    "StoreLocked",
+    "StoreOwnerLost",
+    "StoreSnapshot",
     "open_store",
 ]

@@ -13,15 +13,17 @@ shared database) only has to implement the same methods with the same transactio
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .records import (
+    UNFINISHED,
     CommandRecord,
     CommandWrite,
     GameRecord,
     GameStatus,
     KvRow,
+    OwnerRecord,
     PlayerRecord,
     ResultRow,
     Seat,
@@ -29,12 +31,53 @@ from .records import (
 
 
 class StoreError(Exception):
-    """The store could not do what was asked (I/O, corrupt file, unknown game)."""
+    """The store could not do what was asked (I/O, full disk, corrupt file, unknown game).
+
+    ``str(error)`` is one line saying what is wrong and what to do; ``code`` says what kind of
+    failure it is, for callers that react differently: ``io``, ``full``, ``busy``, ``readonly``,
+    ``corrupt``, ``foreign``, ``future``, ``empty``, ``missing``, ``closed``, ``damaged``,
+    ``unsupported`` (and the subclasses' ``conflict``, ``locked``, ``lost``, ``invalid``)."""
+
+    default_code = "error"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(" ".join(str(message).split()))  # always one line
+        self.code = code or self.default_code
 
 
 class StoreConflict(StoreError):
     """A write does not fit the stored state: a command's ``seq`` is not the next one, or a
-    game is not in the status the write expects. Nothing was written."""
+    game is not in the status (or at the ``seq``) the write expects. Nothing was written."""
+
+    default_code = "conflict"
+
+
+class StoreLocked(StoreError):
+    """Another live process owns the database (its owner lease), so this one may not write.
+    ``holder`` is that process's :class:`~bot.store.records.OwnerRecord` when known."""
+
+    default_code = "locked"
+
+    def __init__(
+        self, message: str, *, holder: OwnerRecord | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message, code=code)
+        self.holder = holder
+
+
+class StoreOwnerLost(StoreLocked):
+    """This process owned the database but another one has taken the lease over (this one
+    stopped renewing it in time). Nothing was written; every later write fails the same way, so
+    the process must drop its games and stop."""
+
+    default_code = "lost"
+
+
+class StoreInvalid(StoreError, ValueError):
+    """A value the store cannot keep (a lone surrogate in a name, an unknown status...).
+    Raised before any I/O; nothing was written."""
+
+    default_code = "invalid"
 
 
 class Store(ABC):
@@ -95,23 +138,49 @@ class Store(ABC):
         :class:`~bot.store.records.CommandWrite`)."""
 
     @abstractmethod
-    async def set_timer(self, game_id: str, *, deadline: float | None, reminder_sent: bool) -> None:
-        """Change a game's turn deadline / reminder flag without a command."""
+    async def set_timer(
+        self, game_id: str, *, deadline: float | None, reminder_sent: bool, seq: int | None = None
+    ) -> None:
+        """Change a playing game's turn deadline / reminder flag without a command; with ``seq``
+        only while the stored ``seq`` is that one. Otherwise :class:`StoreConflict`."""
 
     @abstractmethod
-    async def set_status(self, game_id: str, status: GameStatus, *, at: float) -> None:
-        """Change a game's status without a command (e.g. a lobby that is cancelled)."""
+    async def set_status(
+        self,
+        game_id: str,
+        status: GameStatus,
+        *,
+        at: float,
+        expect: GameStatus | Sequence[GameStatus] | None = UNFINISHED,
+        seq: int | None = None,
+    ) -> None:
+        """Change a game's status without a command (e.g. a lobby that is cancelled), only
+        while its stored status is one of ``expect`` (None: any) and, with ``seq``, its stored
+        ``seq`` is that one. Otherwise :class:`StoreConflict`; no such game: ``code="missing"``."""
 
     @abstractmethod
-    async def update_meta(self, game_id: str, meta: dict[str, Any], *, at: float) -> None:
-        """Replace the game's ``meta`` dictionary."""
+    async def update_meta(
+        self,
+        game_id: str,
+        meta: dict[str, Any],
+        *,
+        at: float,
+        expect: GameStatus | Sequence[GameStatus] | None = None,
+        seq: int | None = None,
+    ) -> None:
+        """Replace the game's ``meta`` dictionary (guarded like :meth:`set_status`)."""
 
     @abstractmethod
-    async def load_game(self, game_id: str) -> GameRecord | None: ...
+    async def load_game(self, game_id: str) -> GameRecord | None:
+        """The game, None when there is none; a row that cannot be read is a
+        :class:`StoreError` with ``code="damaged"``."""
 
     @abstractmethod
-    async def load_unfinished_games(self) -> list[GameRecord]:
-        """Every game in ``lobby`` or ``playing``, oldest first."""
+    async def load_unfinished_games(
+        self, on_bad: Callable[[str, str], None] | None = None
+    ) -> list[GameRecord]:
+        """Every game in ``lobby`` or ``playing``, oldest first. A row that cannot be read is
+        left out and reported to ``on_bad(game_id, reason)`` (default: a log warning)."""
 
     @abstractmethod
     async def game_ids(self, status: GameStatus | None = None) -> list[str]:
@@ -125,6 +194,24 @@ class Store(ABC):
     async def results(self, game_id: str) -> list[ResultRow]:
         """The result rows of a finished game, by seat."""
 
+    # ------------------------------------------------------------------ quarantine
+    async def quarantine(self, game_id: str, reason: str, *, at: float) -> None:
+        """Set a game aside (status ``quarantined``, no deadline) with the reason; it is no
+        longer loaded as unfinished. Works whatever the game's row holds."""
+        raise StoreError("this store cannot quarantine games", code="unsupported")
+
+    async def quarantined(self) -> list[tuple[str, str, float]]:
+        """``(game_id, reason, at)`` of every quarantined game, oldest first."""
+        return []
+
+    async def release_quarantine(self, game_id: str, *, at: float) -> None:
+        """Put a quarantined game back in the status it had."""
+        raise StoreError("this store cannot quarantine games", code="unsupported")
+
+    async def unreadable_games(self) -> list[tuple[str, str]]:
+        """``(game_id, reason)`` of the unfinished games whose rows cannot be read."""
+        return []
+
     # ------------------------------------------------------------------ key / value
     @abstractmethod
     async def kv_get(self, namespace: str, key: str) -> Any | None: ...
@@ -137,12 +224,14 @@ class Store(ABC):
     async def kv_items(self, namespace: str) -> list[KvRow]: ...
 
 
-def open_store(url: str) -> Store:
+def open_store(url: str, **options: Any) -> Store:
     """A store for a database URL (not yet opened).
 
     ``sqlite:///relative/path.sqlite3``, ``sqlite:////absolute/path.sqlite3`` or
     ``sqlite:///:memory:``; an optional query ``?synchronous=normal`` trades power-loss durability
     for speed (the default ``full`` fsyncs every commit; either survives a killed process).
+    Keyword ``options`` go to the store (``create``, ``init_empty``, ``readonly``,
+    ``lease_seconds`` for :class:`~bot.store.sqlite.SqliteStore`).
     """
     from urllib.parse import parse_qs
 
@@ -153,8 +242,9 @@ def open_store(url: str) -> Store:
         if not rest.startswith("/"):
             raise StoreError(f"sqlite URLs have three slashes: sqlite:///path (got {url!r})")
         path, _, query = rest[1:].partition("?")
-        options = {k: v[-1] for k, v in parse_qs(query).items()}
+        query_options = {k: v[-1] for k, v in parse_qs(query).items()}
         from .sqlite import SqliteStore
 
-        return SqliteStore(path, synchronous=options.get("synchronous", "full"))
+        options.setdefault("synchronous", query_options.get("synchronous", "full"))
+        return SqliteStore(path, **options)
     raise StoreError(f"unsupported database {scheme!r}: only sqlite:/// is built in")

@@ -13,8 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-GameStatus = Literal["lobby", "playing", "finished", "cancelled"]
+GameStatus = Literal["lobby", "playing", "finished", "cancelled", "quarantined"]
 UNFINISHED: tuple[GameStatus, ...] = ("lobby", "playing")
+STATUSES: tuple[GameStatus, ...] = ("lobby", "playing", "finished", "cancelled", "quarantined")
 
 
 def dumps(data: Any) -> str:
@@ -158,3 +159,22 @@ class CommandWrite:
     reminder_sent: bool = False  # the turn goes on with the same deadline, already reminded
     results: tuple[ResultRow, ...] = ()
     kv: tuple[KvRow, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerRecord:
+    """The owner lease of a database: which process may write it (one row, table ``owner``).
+
+    ``since``, ``heartbeat`` and ``released`` are wall-clock POSIX seconds: when the process took
+    the lease, when it last renewed it, and when it gave it back by closing (None while it holds
+    it, or when it died holding it). ``boot`` (the machine's boot id) and ``started`` (the
+    process's start time in clock ticks) tell a live holder from a reused process id."""
+
+    token: str
+    pid: int
+    host: str
+    since: float
+    heartbeat: float
+    released: float | None = None
+    boot: str | None = None
+    started: int | None = None

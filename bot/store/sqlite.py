@@ -10,6 +10,27 @@ the next batch at once, and each batch's waiters are woken with one call into th
 batch fails (a seq conflict), the writer retries its writes one by one, so only the faulty write
 fails.
 
+**One owner per database.** A writable store takes the *owner lease* when it opens: the one row
+of table ``owner`` names its process (id, host, boot id, start time), a random token, since when
+it holds the lease and its last heartbeat, renewed every ``lease_seconds / 3`` while open. A
+second process is refused (:class:`~bot.store.base.StoreLocked`) while the holder is alive; a
+holder that closed, whose heartbeat is older than ``lease_seconds``, or (on this machine) whose
+process is gone may be taken over. Every write transaction first checks, under SQLite's write
+lock, that the row still carries this store's token, so a process that lost its lease can never
+change anything again (:class:`~bot.store.base.StoreOwnerLost`). Status, deadline and meta
+writes also check the game's status and ``seq`` in their ``WHERE`` clause.
+
+**Clean failures.** Opening checks the file before SQLite touches it (missing, 0 bytes, not
+SQLite, truncated, read-only) and the database after (another program's file, a newer schema);
+a failed open closes the connection and its thread, and every failure is a
+:class:`~bot.store.base.StoreError` whose one-line message says what is wrong and what to do.
+Every ``sqlite3`` error of every method becomes a ``StoreError`` with a ``code`` (``full``,
+``busy``, ``readonly``, ``io``, ``corrupt``...); text SQLite cannot store (lone surrogates) is a
+:class:`~bot.store.base.StoreInvalid`.
+
+Read-only tools open with ``readonly=True`` (no lease, no migration, no writes) and read one
+consistent state with :meth:`SqliteStore.snapshot`.
+
 Durability: ``synchronous=FULL`` (default) fsyncs the WAL at every commit; ``NORMAL`` only at
 checkpoints, which survives a killed process but may lose the last commits on power loss.
 """
@@ -20,24 +41,32 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import socket
 import sqlite3
+import stat
 import sys
 import threading
+import time
+import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from .base import Store, StoreConflict, StoreError
+from .base import Store, StoreConflict, StoreError, StoreInvalid, StoreLocked, StoreOwnerLost
 from .records import (
+    STATUSES,
     UNFINISHED,
     CommandRecord,
     CommandWrite,
     GameRecord,
     GameStatus,
     KvRow,
+    OwnerRecord,
     PlayerRecord,
     ResultRow,
     Seat,
@@ -50,7 +79,7 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 # Forward migrations: MIGRATIONS[i] brings user_version from i to i + 1. Never edit a published
-# entry; append a new one.
+# entry; append a new one. Each runs statement by statement inside the opening transaction.
 MIGRATIONS: list[str] = [
     # 1: players, games, the append-only command log, results, generic key/value data
     """
@@ -115,21 +144,253 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (namespace, key)
     ) WITHOUT ROWID;
     """,
+    # 2: the owner lease, quarantined games (a status of their own, the reason in its table)
+    """
+    CREATE TABLE games_v2 (
+        id TEXT PRIMARY KEY,
+        guild_id TEXT,
+        channel_id TEXT,
+        thread_id TEXT,
+        preset TEXT NOT NULL,
+        rules_json TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (
+            status IN ('lobby', 'playing', 'finished', 'cancelled', 'quarantined')
+        ),
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        host_id TEXT NOT NULL,
+        seats TEXT NOT NULL DEFAULT '[]',
+        deadline REAL,
+        reminder_sent INTEGER NOT NULL DEFAULT 0,
+        last_activity REAL NOT NULL,
+        snapshot_json TEXT,
+        snapshot_seq INTEGER NOT NULL DEFAULT 0,
+        seq INTEGER NOT NULL DEFAULT 0,
+        meta TEXT NOT NULL DEFAULT '{}'
+    );
+    INSERT INTO games_v2 SELECT * FROM games;
+    DROP TABLE games;
+    ALTER TABLE games_v2 RENAME TO games;
+    CREATE INDEX games_status ON games (status);
+    CREATE INDEX games_channel ON games (guild_id, channel_id);
+    CREATE TABLE owner (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        token TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        boot TEXT,
+        started INTEGER,
+        since REAL NOT NULL,
+        heartbeat REAL NOT NULL,
+        released REAL
+    );
+    CREATE TABLE quarantine (
+        game_id TEXT PRIMARY KEY REFERENCES games (id),
+        reason TEXT NOT NULL,
+        at REAL NOT NULL,
+        previous_status TEXT NOT NULL
+    ) WITHOUT ROWID;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+#: ``PRAGMA application_id`` of a rummy-bot database ("RUMB"): tells our files from others.
+APPLICATION_ID = 0x52554D42
 MAX_BATCH = 256
+LEASE_SECONDS = 30.0
+BUSY_TIMEOUT_MS = 10_000
+
+_TABLES: dict[int, frozenset[str]] = {
+    1: frozenset({"players", "games", "commands", "results", "kv"}),
+    2: frozenset({"players", "games", "commands", "results", "kv", "owner", "quarantine"}),
+}
+_MAGIC = b"SQLite format 3\x00"
+
+# SQLite's primary result codes (sqlite3.SQLITE_* from Python 3.11 on)
+_PERM, _BUSY, _LOCKED, _NOMEM, _READONLY, _IOERR, _CORRUPT = 3, 5, 6, 7, 8, 10, 11
+_FULL, _CANTOPEN, _CONSTRAINT, _NOTADB = 13, 14, 19, 26
 
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, thread_id, preset, rules_json, seed, status, created_at, "
     "updated_at, host_id, seats, deadline, reminder_sent, last_activity, snapshot_json, "
     "snapshot_seq, seq, meta"
 )
+_OWNER_COLUMNS = "token, pid, host, since, heartbeat, released, boot, started"
+
+HOST = socket.gethostname()
 
 
-def _game_from_row(row: sqlite3.Row) -> GameRecord:
+def _read_boot_id() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
+    except OSError:
+        return None
+
+
+BOOT_ID = _read_boot_id()
+
+
+# ---------------------------------------------------------------------------- small helpers
+
+
+def _short(value: str) -> str:
+    return repr(value[:40] + ("..." if len(value) > 40 else ""))
+
+
+def _text(what: str, value: Any, *, optional: bool = False) -> None:
+    """Refuse, before any I/O, a value SQLite cannot store as text (with the field's name)."""
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise StoreInvalid(f"{what} must be text, not {type(value).__name__}; nothing was saved")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise StoreInvalid(
+            f"{what} {_short(value)} is not valid Unicode text (a lone surrogate at position "
+            f"{exc.start}); nothing was saved"
+        ) from None
+
+
+def _seat_texts(seats: Sequence[Seat]) -> None:
+    for index, seat in enumerate(seats):
+        _text(f"seat {index} player id", seat.player_id)
+        _text(f"seat {index} name", seat.name)
+        _text(f"seat {index} level", seat.level, optional=True)
+
+
+def _statuses(expect: GameStatus | Sequence[GameStatus] | None) -> tuple[str, ...] | None:
+    if expect is None:
+        return None
+    found = (expect,) if isinstance(expect, str) else tuple(expect)
+    for status in found:
+        if status not in STATUSES:
+            raise StoreInvalid(f"unknown game status {status!r}")
+    return found
+
+
+def _utc(seconds: float) -> str:
+    try:
+        return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):
+        return f"{seconds!r} (not a valid time)"
+
+
+def _process_facts(pid: int) -> tuple[int | None, str | None]:
+    """(start time in clock ticks, state letter) of a process from /proc; (None, None) when
+    there is no such process or no /proc."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return None, None
+    try:
+        fields = text[text.rindex(")") + 2 :].split()
+        return int(fields[19]), fields[0]
+    except (ValueError, IndexError):
+        return None, None
+
+
+def _pid_alive(pid: int, started: int | None) -> bool:
+    """Whether process ``pid`` of THIS machine is still the one that took the lease."""
+    if pid <= 0:
+        return False
+    now_started, state = _process_facts(pid)
+    if state is not None:
+        if state in ("Z", "X"):  # a zombie or dead process holds nothing
+            return False
+        return started is None or now_started is None or now_started == started
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but not ours to signal
+        return True
+    return True
+
+
+def holder_alive(holder: OwnerRecord, *, now: float, lease_seconds: float) -> bool:
+    """Whether the lease ``holder`` still counts: not released, heartbeat younger than
+    ``lease_seconds`` and, when it ran on this machine since its last boot, its process still
+    there (a reused process id does not count: its start time differs)."""
+    if holder.released is not None:
+        return False
+    if now - holder.heartbeat > lease_seconds:
+        return False
+    if holder.host == HOST:
+        if holder.boot is not None and BOOT_ID is not None and holder.boot != BOOT_ID:
+            return False  # this machine rebooted since
+        return _pid_alive(holder.pid, holder.started)
+    return True
+
+
+def _owner_from_row(row: Sequence[Any] | None) -> OwnerRecord | None:
+    if row is None:
+        return None
+    return OwnerRecord(
+        token=row[0],
+        pid=int(row[1]),
+        host=row[2],
+        since=float(row[3]),
+        heartbeat=float(row[4]),
+        released=None if row[5] is None else float(row[5]),
+        boot=row[6],
+        started=row[7],
+    )
+
+
+def _holder_text(holder: OwnerRecord, now: float) -> str:
+    who = "this very process" if holder.pid == os.getpid() and holder.host == HOST else ""
+    who = who or f"process {holder.pid} on host {holder.host}"
+    return (
+        f"{who} since {_utc(holder.since)} (last heartbeat {max(0.0, now - holder.heartbeat):.0f}"
+        " s ago)"
+    )
+
+
+def _statements(script: str) -> Iterator[str]:
+    """The statements of a migration script, one by one (triggers included)."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        raise ValueError(f"incomplete statement in a migration: {buffer.strip()[:60]}")
+
+
+def _parse_game(row: sqlite3.Row) -> GameRecord:
+    """A game row as a record; a column that does not parse is a ``damaged`` StoreError."""
+    game_id = row["id"]
+    try:
+        seats = seats_from_json(row["seats"])
+    except Exception as exc:  # bad JSON, a seat that is not an object, a missing key
+        raise StoreError(
+            f"game {game_id}: its seats column is not valid ({type(exc).__name__}: {exc}); "
+            "quarantine the game or restore a backup",
+            code="damaged",
+        ) from None
+    try:
+        meta = json.loads(row["meta"] or "{}")
+    except Exception as exc:
+        meta = exc
+    if not isinstance(meta, dict):
+        raise StoreError(
+            f"game {game_id}: its meta column is not a JSON object; quarantine the game or "
+            "restore a backup",
+            code="damaged",
+        )
+    for column, kind in (("seed", int), ("seq", int), ("snapshot_seq", int)):
+        if not isinstance(row[column], kind) or isinstance(row[column], bool):
+            raise StoreError(
+                f"game {game_id}: its {column} column holds {row[column]!r}, not a number; "
+                "quarantine the game or restore a backup",
+                code="damaged",
+            )
     return GameRecord(
-        id=row["id"],
+        id=game_id,
         guild_id=row["guild_id"],
         channel_id=row["channel_id"],
         thread_id=row["thread_id"],
@@ -140,25 +401,194 @@ def _game_from_row(row: sqlite3.Row) -> GameRecord:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         host_id=row["host_id"],
-        seats=seats_from_json(row["seats"]),
+        seats=seats,
         deadline=row["deadline"],
         reminder_sent=bool(row["reminder_sent"]),
         last_activity=row["last_activity"],
         snapshot_json=row["snapshot_json"],
         snapshot_seq=row["snapshot_seq"],
         seq=row["seq"],
-        meta=json.loads(row["meta"] or "{}"),
+        meta=meta,
     )
 
 
-class SqliteStore(Store):
-    """:class:`~bot.store.base.Store` on one SQLite file (or ``:memory:``)."""
+def _json_column(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except Exception as exc:
+        raise StoreError(
+            f"{what} is not valid JSON ({exc}); restore a backup or rewrite that row",
+            code="damaged",
+        ) from None
 
-    def __init__(self, path: str | Path, *, synchronous: str = "full") -> None:
+
+# ---------------------------------------------------------------------------- reads
+# Plain functions of a sqlite3 connection, so the store and a snapshot share them; each runs as
+# ONE call on a connection's thread.
+
+
+def _read_player(conn: sqlite3.Connection, player_id: str) -> PlayerRecord | None:
+    row = conn.execute(
+        "SELECT id, name, locale, is_bot FROM players WHERE id = ?", (player_id,)
+    ).fetchone()
+    return None if row is None else PlayerRecord(row[0], row[1], row[2], bool(row[3]))
+
+
+def _read_game(conn: sqlite3.Connection, game_id: str) -> GameRecord | None:
+    row = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+    return None if row is None else _parse_game(row)
+
+
+def _read_unfinished(conn: sqlite3.Connection) -> list[GameRecord | StoreError]:
+    marks = ", ".join("?" * len(UNFINISHED))
+    rows = conn.execute(
+        f"SELECT {_GAME_COLUMNS} FROM games WHERE status IN ({marks}) ORDER BY created_at, id",
+        UNFINISHED,
+    ).fetchall()
+    found: list[GameRecord | StoreError] = []
+    for row in rows:
+        try:
+            found.append(_parse_game(row))
+        except StoreError as exc:
+            exc.game_id = row["id"]  # type: ignore[attr-defined]
+            found.append(exc)
+    return found
+
+
+def _read_game_ids(conn: sqlite3.Connection, status: str | None) -> list[str]:
+    if status is None:
+        rows = conn.execute("SELECT id FROM games ORDER BY created_at, id").fetchall()
+    else:
+        rows = conn.execute(
+            "SELECT id FROM games WHERE status = ? ORDER BY created_at, id", (status,)
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+def _read_commands(conn: sqlite3.Connection, game_id: str, after_seq: int) -> list[CommandRecord]:
+    rows = conn.execute(
+        "SELECT game_id, seq, seat, text, at FROM commands WHERE game_id = ? AND seq > ? "
+        "ORDER BY seq",
+        (game_id, after_seq),
+    ).fetchall()
+    return [CommandRecord(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
+def _read_results(conn: sqlite3.Connection, game_id: str) -> list[ResultRow]:
+    rows = conn.execute(
+        "SELECT game_id, seat, player_id, points, rank, winner, reason, finished_at, details "
+        "FROM results WHERE game_id = ? ORDER BY seat",
+        (game_id,),
+    ).fetchall()
+    return [
+        ResultRow(
+            game_id=r[0],
+            seat=r[1],
+            player_id=r[2],
+            points=r[3],
+            rank=r[4],
+            winner=bool(r[5]),
+            reason=r[6],
+            finished_at=r[7],
+            details=_json_column(r[8], f"result details of game {game_id} seat {r[1]}"),
+        )
+        for r in rows
+    ]
+
+
+def _read_kv_get(conn: sqlite3.Connection, namespace: str, key: str) -> Any | None:
+    row = conn.execute(
+        "SELECT json FROM kv WHERE namespace = ? AND key = ?", (namespace, key)
+    ).fetchone()
+    return None if row is None else _json_column(row[0], f"key/value row {namespace}/{key}")
+
+
+def _read_kv_items(conn: sqlite3.Connection, namespace: str) -> list[KvRow]:
+    rows = conn.execute(
+        "SELECT key, json FROM kv WHERE namespace = ? ORDER BY key", (namespace,)
+    ).fetchall()
+    return [
+        KvRow(namespace, r[0], _json_column(r[1], f"key/value row {namespace}/{r[0]}"))
+        for r in rows
+    ]
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
+def _read_quarantined(conn: sqlite3.Connection) -> list[tuple[str, str, float]]:
+    if not _has_table(conn, "quarantine"):  # a read-only look at a version 1 database
+        return []
+    rows = conn.execute(
+        "SELECT q.game_id, q.reason, q.at FROM quarantine AS q JOIN games AS g "
+        "ON g.id = q.game_id WHERE g.status = 'quarantined' ORDER BY q.at, q.game_id"
+    ).fetchall()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def _read_owner(conn: sqlite3.Connection) -> OwnerRecord | None:
+    if not _has_table(conn, "owner"):
+        return None
+    return _owner_from_row(
+        conn.execute(f"SELECT {_OWNER_COLUMNS} FROM owner WHERE id = 1").fetchone()
+    )
+
+
+def _identity(conn: sqlite3.Connection) -> tuple[int, int, set[str]]:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    app = conn.execute("PRAGMA application_id").fetchone()[0]
+    tables = {
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    }
+    return int(version), int(app), tables
+
+
+# ---------------------------------------------------------------------------- the store
+
+
+class SqliteStore(Store):
+    """:class:`~bot.store.base.Store` on one SQLite file (or ``:memory:``).
+
+    ``create``: a missing file may be created (else ``code="missing"``); ``init_empty``: an
+    existing 0-byte file may be taken as a new database (else refused, ``code="empty"``: an
+    emptied file is more often a lost database than a new one); ``readonly``: read without the
+    owner lease (verify-db, reports), every write refused; ``lease_seconds``: how long after its
+    last heartbeat a silent owner counts as dead."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        synchronous: str = "full",
+        create: bool = True,
+        init_empty: bool = False,
+        readonly: bool = False,
+        lease_seconds: float = LEASE_SECONDS,
+    ) -> None:
         self.path = str(path)
         self.synchronous = synchronous.upper()
         if self.synchronous not in ("FULL", "NORMAL", "EXTRA", "OFF"):
-            raise StoreError(f"synchronous must be full or normal, not {synchronous!r}")
+            raise StoreError(
+                f"synchronous must be full or normal, not {synchronous!r}", code="invalid"
+            )
+        if not lease_seconds > 0:
+            raise StoreError(f"lease_seconds must be positive, not {lease_seconds!r}")
+        self.create = create
+        self.init_empty = init_empty
+        self.readonly = readonly
+        self.lease_seconds = float(lease_seconds)
+        #: the lease row found at open (None: no earlier owner); see OwnerRecord
+        self.previous_owner: OwnerRecord | None = None
+        self._token: str | None = None
+        self._lost = False
+        self._heartbeat: asyncio.Task[None] | None = None
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
         # group commit: writes queued by the event loop, drained by aiosqlite's thread
@@ -167,83 +597,439 @@ class SqliteStore(Store):
         self._draining = False
         self._writer: asyncio.Future[None] | None = None
 
+    @property
+    def memory(self) -> bool:
+        return self.path == ":memory:"
+
+    @property
+    def owned(self) -> bool:
+        """Whether this store is open for writing and still holds the owner lease."""
+        return self._db is not None and not self.readonly and not self._lost
+
+    @property
+    def owner_token(self) -> str | None:
+        return self._token
+
     # ------------------------------------------------------------------ lifecycle
     async def open(self) -> None:
         if self._db is not None:
             return
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._check_file()
+        self._lost = False
+        target = self.path if self.memory else self._uri("ro" if self.readonly else "rwc")
         try:
-            db = await aiosqlite.connect(self.path, isolation_level=None)
+            db = await aiosqlite.connect(target, isolation_level=None, uri=not self.memory)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open {self.path}: {exc}") from exc
-        db.row_factory = sqlite3.Row
-        await db.execute("PRAGMA journal_mode=WAL")
-        await db.execute(f"PRAGMA synchronous={self.synchronous}")
-        await db.execute("PRAGMA foreign_keys=ON")
-        await db.execute("PRAGMA busy_timeout=10000")
+            raise self._error(exc, "opening the database") from None
+        try:
+            db.row_factory = sqlite3.Row
+            await db._execute(lambda: self._prepare(db._conn))
+        except BaseException as exc:
+            await _shut(db)  # a failed open leaves no thread behind
+            self._token = None
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, sqlite3.Error):
+                raise self._error(exc, "opening the database") from None
+            raise
         self._db = db
         _prompt_gil_handoff()
-        await self._migrate()
+        if self._token is not None:
+            self._heartbeat = asyncio.get_running_loop().create_task(
+                self._keep_lease(), name=f"store-lease:{self.path}"
+            )
 
-    async def _migrate(self) -> None:
-        db = self._conn
-        async with db.execute("PRAGMA user_version") as cur:
-            row = await cur.fetchone()
-        version = row[0] if row else 0
+    def _uri(self, mode: str) -> str:
+        return f"{Path(self.path).absolute().as_uri()}?mode={mode}"
+
+    def _check_file(self) -> None:
+        """What can be told about the file before SQLite opens it (which would take a 0-byte
+        file as a new database and write into whatever it finds)."""
+        if self.memory:
+            if self.readonly:
+                raise StoreError("a read-only :memory: database has nothing to read")
+            return
+        path = Path(self.path)
+        again = f"check the path (DATABASE_URL / --db {self.path})"
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            if self.readonly or not self.create:
+                raise StoreError(
+                    f"{path}: no such database file; {again}", code="missing"
+                ) from None
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(
+                    f"{path}: cannot create its directory ({exc.strerror}); {again}", code="io"
+                ) from None
+            if not os.access(path.parent, os.W_OK):
+                raise StoreError(
+                    f"{path}: its directory {path.parent} is read-only, so no database can be "
+                    f"created there; {again} or fix the directory's permissions",
+                    code="readonly",
+                ) from None
+            return
+        except OSError as exc:
+            raise StoreError(
+                f"{path}: cannot look at the file ({exc.strerror}); {again}", code="io"
+            ) from None
+        if not stat.S_ISREG(info.st_mode):
+            raise StoreError(f"{path} is not a regular file; {again}", code="foreign")
+        restore = f"restore a backup, then run `rummy-bot verify-db --db {self.path}`"
+        if info.st_size == 0:
+            if self.readonly or not self.init_empty:
+                raise StoreError(
+                    f"{path} is an empty file (0 bytes), not a database: if it held games, "
+                    f"{restore}; to start a new database there, delete the file (or pass "
+                    "--init-empty)",
+                    code="empty",
+                )
+            header = b""
+        else:
+            try:
+                with path.open("rb") as file:
+                    header = file.read(100)
+            except OSError as exc:
+                raise StoreError(
+                    f"{path}: cannot read the file ({exc.strerror}); fix its permissions",
+                    code="io" if exc.errno != 13 else "readonly",
+                ) from None
+            self._check_header(path, header, info.st_size, restore)
+        if self.readonly:
+            return
+        mode = stat.S_IMODE(info.st_mode)
+        if not mode & 0o222 or not os.access(path, os.W_OK):
+            raise StoreError(
+                f"{path} is read-only (mode {mode:o}): the bot must write its database; make it "
+                f"writable (chmod u+w {path}) or use a copy; `rummy-bot verify-db` can read it "
+                "as it is",
+                code="readonly",
+            )
+        side = [Path(f"{path}-wal"), Path(f"{path}-shm")]
+        if not all(p.exists() for p in side) and not os.access(path.parent, os.W_OK):
+            raise StoreError(
+                f"{path}: its directory {path.parent} is read-only, so SQLite cannot create its "
+                "-wal and -shm files; make the directory writable",
+                code="readonly",
+            )
+
+    def _check_header(self, path: Path, header: bytes, size: int, restore: str) -> None:
+        if len(header) < 100 or header[:16] != _MAGIC:
+            raise StoreError(
+                f"{path} is not a SQLite database (random bytes or a damaged file, {size} "
+                f"bytes); {restore}, or move it away to start a new database",
+                code="corrupt",
+            )
+        page = int.from_bytes(header[16:18], "big")
+        page = 65536 if page == 1 else page
+        if page < 512 or page & (page - 1):
+            raise StoreError(
+                f"{path} has a damaged SQLite header (page size {page}); {restore}",
+                code="corrupt",
+            )
+        wal = Path(f"{path}-wal")
+        pending = (wal.exists() and wal.stat().st_size > 0) or Path(f"{path}-journal").exists()
+        pages = int.from_bytes(header[28:32], "big")
+        header_valid = header[24:28] == header[92:96]
+        if not pending and header_valid and pages and size < pages * page:
+            raise StoreError(
+                f"{path} is truncated ({size} bytes; its header says {pages * page}); {restore}",
+                code="corrupt",
+            )
+
+    def _check_identity(self, version: int, app: int, tables: set[str]) -> None:
+        restore = f"restore a backup, then run `rummy-bot verify-db --db {self.path}`"
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} has schema version {version}, newer than this program "
-                f"({SCHEMA_VERSION}): upgrade the bot"
+                f"({SCHEMA_VERSION}): upgrade the bot (or restore a backup made by this version)",
+                code="future",
             )
-        for number in range(version, SCHEMA_VERSION):
-            log.info("migrating %s to schema version %d", self.path, number + 1)
-            script = f"BEGIN IMMEDIATE;\n{MIGRATIONS[number]}\nPRAGMA user_version = {number + 1};"
+        if app not in (0, APPLICATION_ID):
+            raise StoreError(
+                f"{self.path} belongs to another program (SQLite application_id {app:#x}), not "
+                "rummy-bot: check the path (DATABASE_URL / --db)",
+                code="foreign",
+            )
+        if version == 0:
+            if tables:
+                raise StoreError(
+                    f"{self.path} is another program's SQLite database (tables "
+                    f"{', '.join(sorted(tables)[:5])}), not rummy-bot's: check the path "
+                    "(DATABASE_URL / --db)",
+                    code="foreign",
+                )
+            if self.readonly:
+                raise StoreError(f"{self.path} has no rummy-bot data yet", code="empty")
+            return
+        missing = _TABLES[version] - tables
+        if missing and not tables & _TABLES[version] and app != APPLICATION_ID:
+            raise StoreError(
+                f"{self.path} is another program's SQLite database (user_version {version}, "
+                "none of rummy-bot's tables): check the path (DATABASE_URL / --db)",
+                code="foreign",
+            )
+        if missing:
+            raise StoreError(
+                f"{self.path} is damaged: table(s) {', '.join(sorted(missing))} are missing; "
+                f"{restore}",
+                code="damaged",
+            )
+        if version >= 2 and app != APPLICATION_ID:
+            raise StoreError(
+                f"{self.path} has rummy-bot's tables but application_id {app:#x}: it was "
+                f"written by another program; {restore}",
+                code="foreign",
+            )
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """Everything opening does on the connection, as ONE call on its thread: look at the
+        file (before writing anything into it), WAL mode, migrations and the owner lease in one
+        transaction."""
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self._check_identity(*_identity(conn))
+        if self.readonly:
+            conn.execute("PRAGMA query_only=ON")
+            return
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() not in ("wal", "memory"):
+            raise StoreError(
+                f"{self.path}: SQLite cannot switch it to WAL mode (it stays {mode}); is the "
+                "file or its directory read-only?",
+                code="readonly",
+            )
+        conn.execute(f"PRAGMA synchronous={self.synchronous}")
+        conn.execute("PRAGMA foreign_keys=OFF")  # migrations rebuild tables; back ON below
+        try:
+            conn.execute("BEGIN IMMEDIATE")
             try:
-                await db.executescript(script)
-                await db.execute("COMMIT")
-            except sqlite3.Error:
-                if db.in_transaction:
-                    await db.execute("ROLLBACK")
+                version, app, tables = _identity(conn)  # again, now under the write lock
+                self._check_identity(version, app, tables)
+                for number in range(version, SCHEMA_VERSION):
+                    log.info("migrating %s to schema version %d", self.path, number + 1)
+                    for statement in _statements(MIGRATIONS[number]):
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {number + 1}")
+                if version < SCHEMA_VERSION and conn.execute("PRAGMA foreign_key_check").fetchone():
+                    raise StoreError(
+                        f"{self.path}: rows refer to missing games; restore a backup",
+                        code="damaged",
+                    )
+                if app != APPLICATION_ID:
+                    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                self._token = None if self.memory else self._take_lease(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                self._token = None
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
                 raise
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("PRAGMA foreign_keys=ON")
+
+    def _take_lease(self, conn: sqlite3.Connection) -> str:
+        """Take the owner lease (inside the opening transaction) or raise StoreLocked."""
+        now = time.time()
+        holder = _read_owner(conn)
+        self.previous_owner = holder
+        if holder is not None and holder_alive(holder, now=now, lease_seconds=self.lease_seconds):
+            raise StoreLocked(
+                f"{self.path} is in use by {_holder_text(holder, now)}: stop that process first "
+                f"(a holder that died counts as gone {self.lease_seconds:.0f} s after its last "
+                "heartbeat)",
+                holder=holder,
+            )
+        if holder is not None and holder.released is None:
+            log.warning(
+                "%s: taking the owner lease over from %s, which is gone",
+                self.path,
+                _holder_text(holder, now),
+            )
+        token = uuid.uuid4().hex
+        started, _ = _process_facts(os.getpid())
+        conn.execute(
+            f"INSERT OR REPLACE INTO owner (id, {_OWNER_COLUMNS}) "
+            "VALUES (1, ?, ?, ?, ?, ?, NULL, ?, ?)",
+            (token, os.getpid(), HOST, now, now, BOOT_ID, started),
+        )
+        return token
+
+    def _check_owner(self, conn: sqlite3.Connection) -> None:
+        """Inside a write transaction (so under SQLite's write lock): the lease is still ours."""
+        if self._token is None:
+            return
+        row = conn.execute(f"SELECT {_OWNER_COLUMNS} FROM owner WHERE id = 1").fetchone()
+        if row is not None and row[0] == self._token and row[5] is None:
+            return
+        self._lost = True
+        holder = _owner_from_row(row)
+        now = time.time()
+        by = _holder_text(holder, now) if holder and holder.released is None else "nobody"
+        raise StoreOwnerLost(
+            f"this process no longer owns {self.path}: the lease is held by {by}; nothing was "
+            "saved; stop this process (the other one runs the games now)",
+            holder=holder,
+        )
+
+    async def _keep_lease(self) -> None:
+        """Renew the lease every ``lease_seconds / 3`` until closed or lost."""
+        interval = self.lease_seconds / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self._transaction(
+                    lambda conn: conn.execute(
+                        "UPDATE owner SET heartbeat = ? WHERE id = 1 AND token = ?",
+                        (time.time(), self._token),
+                    ),
+                    "renewing the owner lease",
+                )
+            except StoreOwnerLost as exc:
+                log.error("%s", exc)
+                return
+            except StoreError as exc:
+                if exc.code == "closed":
+                    return
+                log.warning("could not renew the owner lease (will try again): %s", exc)
 
     async def close(self) -> None:
+        task, self._heartbeat = self._heartbeat, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         if self._writer is not None:
             with contextlib.suppress(Exception):  # its writers got the error already
                 await asyncio.shield(self._writer)
         if self._db is not None:
+            if self._token is not None and not self._lost:
+                now, token = time.time(), self._token
+                try:
+                    await self._transaction(
+                        lambda conn: conn.execute(
+                            "UPDATE owner SET released = ?, heartbeat = ? WHERE id = 1 "
+                            "AND token = ?",
+                            (now, now, token),
+                        ),
+                        "giving the owner lease back",
+                    )
+                except StoreError as exc:
+                    log.warning("%s", exc)
             db, self._db = self._db, None
-            await db.close()
+            await _shut(db)
+        self._token = None
 
     @property
     def _conn(self) -> aiosqlite.Connection:
         if self._db is None:
-            raise StoreError("the store is not open")
+            raise StoreError(f"the store {self.path} is not open", code="closed")
         return self._db
 
     async def schema_version(self) -> int:
-        async with self._lock, self._conn.execute("PRAGMA user_version") as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
+        return await self._read(lambda c: int(c.execute("PRAGMA user_version").fetchone()[0]))
 
-    async def _transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run ``work(connection)`` inside BEGIN IMMEDIATE ... COMMIT as ONE call on aiosqlite's
-        worker thread (rolled back if it raises).
+    # ------------------------------------------------------------------ errors
+    def _error(self, exc: BaseException, doing: str) -> StoreError:
+        """A one-line StoreError for an exception out of SQLite (or the values given to it)."""
+        if isinstance(exc, StoreError):
+            return exc
+        if isinstance(exc, UnicodeEncodeError):
+            return StoreInvalid(
+                f"{doing}: a text value is not valid Unicode (a lone surrogate); nothing was saved"
+            )
+        if isinstance(exc, OverflowError):
+            return StoreInvalid(f"{doing}: a number is too large for the database ({exc})")
+        code = getattr(exc, "sqlite_errorcode", None)
+        primary = code & 0xFF if isinstance(code, int) else None
+        where = self.path
+        restore = f"restore a backup, then run `rummy-bot verify-db --db {where}`"
+        if isinstance(exc, sqlite3.IntegrityError) or primary == _CONSTRAINT:
+            return StoreConflict(f"{doing}: the write conflicts with stored rows ({exc})")
+        if primary == _FULL:
+            return StoreError(
+                f"{where}: {doing} failed: the disk (or the database file) is full; nothing was "
+                "saved; free some disk space",
+                code="full",
+            )
+        if primary in (_BUSY, _LOCKED):
+            return StoreError(
+                f"{where}: {doing} failed: the database is locked by another connection "
+                f"(waited {BUSY_TIMEOUT_MS // 1000} s); nothing was saved; try again",
+                code="busy",
+            )
+        if primary in (_READONLY, _PERM):
+            return StoreError(
+                f"{where}: {doing} failed: the database is read-only ({exc}); nothing was saved; "
+                "make the file and its directory writable",
+                code="readonly",
+            )
+        if primary in (_CORRUPT, _NOTADB):
+            return StoreError(
+                f"{where}: {doing} failed: the file is damaged ({exc}); {restore}", code="corrupt"
+            )
+        if primary == _CANTOPEN:
+            return StoreError(
+                f"{where}: cannot open the file ({exc}); check the path and its permissions",
+                code="io",
+            )
+        if primary == _IOERR:
+            return StoreError(
+                f"{where}: {doing} failed: disk I/O error ({exc}); nothing was saved; check the "
+                f"disk, then run `rummy-bot verify-db --db {where}`",
+                code="io",
+            )
+        if primary == _NOMEM:
+            return StoreError(f"{where}: {doing} failed: out of memory", code="io")
+        if isinstance(exc, ValueError) and "closed" in str(exc).lower():
+            return StoreError(f"the store {where} is closed ({doing})", code="closed")
+        return StoreError(f"{where}: {doing} failed: {type(exc).__name__}: {exc}")
+
+    # ------------------------------------------------------------------ plumbing
+    async def _call(self, fn: Callable[[sqlite3.Connection], _T], doing: str) -> _T:
+        """``fn(connection)`` as ONE call on aiosqlite's thread, errors made StoreErrors.
 
         aiosqlite runs every call on its own thread; each ``await db.execute`` is a round trip
         through the event loop, which under load waits behind every other ready task. Handing the
-        whole transaction over in one call (aiosqlite's ``_execute``, the primitive all its
-        public methods use) makes a commit cost one round trip however many statements it has.
-        """
+        whole job over in one call (aiosqlite's ``_execute``, the primitive all its public
+        methods use) makes it cost one round trip however many statements it has."""
         db = self._conn
 
         def run() -> _T:
-            return _run_transaction(db._conn, work)  # only touched on aiosqlite's thread
+            return fn(db._conn)  # only touched on aiosqlite's thread
 
-        async with self._lock:
-            return await db._execute(run)
+        try:
+            async with self._lock:
+                return await db._execute(run)
+        except (sqlite3.Error, UnicodeEncodeError, OverflowError, ValueError) as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise self._error(exc, doing) from exc
 
-    async def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> int:
+    async def _read(self, fn: Callable[[sqlite3.Connection], _T], doing: str = "reading") -> _T:
+        return await self._call(fn, doing)
+
+    async def _transaction(self, work: Callable[[sqlite3.Connection], _T], doing: str) -> _T:
+        """Run ``work(connection)`` inside BEGIN IMMEDIATE ... COMMIT, after checking the owner
+        lease, as ONE call on aiosqlite's thread (rolled back if it raises)."""
+        self._writable(doing)
+        return await self._call(lambda conn: _run_transaction(conn, work, self._check_owner), doing)
+
+    def _writable(self, doing: str) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path} is open read-only: {doing} refused", code="readonly")
+        if self._lost:
+            raise StoreOwnerLost(
+                f"this process no longer owns {self.path}: {doing} refused; nothing was saved; "
+                "stop this process (another one runs the games now)"
+            )
+
+    async def _write(
+        self, statements: Sequence[tuple[str, Sequence[Any]]], doing: str = "saving"
+    ) -> int:
         """Run statements in one transaction; returns the last statement's rowcount."""
 
         def work(conn: sqlite3.Connection) -> int:
@@ -252,14 +1038,13 @@ class SqliteStore(Store):
                 count = conn.execute(sql, params).rowcount
             return count
 
-        return await self._transaction(work)
-
-    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        async with self._lock:
-            return list(await self._conn.execute_fetchall(sql, params))
+        return await self._transaction(work, doing)
 
     # ------------------------------------------------------------------ players
     async def upsert_player(self, player: PlayerRecord) -> None:
+        _text("player id", player.id)
+        _text("player name", player.name)
+        _text("player locale", player.locale)
         await self._write(
             [
                 (
@@ -268,20 +1053,24 @@ class SqliteStore(Store):
                     "locale = excluded.locale, is_bot = excluded.is_bot",
                     (player.id, player.name, player.locale, int(player.is_bot)),
                 )
-            ]
+            ],
+            f"saving player {player.id}",
         )
 
     async def get_player(self, player_id: str) -> PlayerRecord | None:
-        rows = await self._fetchall(
-            "SELECT id, name, locale, is_bot FROM players WHERE id = ?", (player_id,)
-        )
-        if not rows:
-            return None
-        row = rows[0]
-        return PlayerRecord(row["id"], row["name"], row["locale"], bool(row["is_bot"]))
+        _text("player id", player_id)
+        return await self._read(lambda c: _read_player(c, player_id))
 
     # ------------------------------------------------------------------ games
     async def create_game(self, game: GameRecord) -> None:
+        _text("game id", game.id)
+        _text("host id", game.host_id)
+        _text("preset", game.preset)
+        for what in ("guild_id", "channel_id", "thread_id"):
+            _text(what.replace("_", " "), getattr(game, what), optional=True)
+        _seat_texts(game.seats)
+        if game.status not in STATUSES:
+            raise StoreInvalid(f"unknown game status {game.status!r}")
         try:
             await self._write(
                 [
@@ -310,14 +1099,17 @@ class SqliteStore(Store):
                             dumps(game.meta),
                         ),
                     )
-                ]
+                ],
+                f"creating game {game.id}",
             )
-        except sqlite3.IntegrityError as exc:
+        except StoreConflict as exc:
             raise StoreConflict(f"game {game.id} already exists") from exc
 
     async def update_lobby(
         self, game_id: str, seats: Sequence[Seat], *, at: float, rules_json: str | None = None
     ) -> None:
+        _text("game id", game_id)
+        _seat_texts(seats)
         changed = await self._write(
             [
                 (
@@ -325,7 +1117,8 @@ class SqliteStore(Store):
                     "updated_at = ?, last_activity = ? WHERE id = ? AND status = 'lobby'",
                     (seats_to_json(seats), rules_json, at, at, game_id),
                 )
-            ]
+            ],
+            f"saving the lobby of game {game_id}",
         )
         if changed != 1:
             raise StoreConflict(f"game {game_id} is not in the lobby")
@@ -340,6 +1133,8 @@ class SqliteStore(Store):
         deadline: float | None,
         at: float,
     ) -> None:
+        _text("game id", game_id)
+        _seat_texts(seats)
         changed = await self._write(
             [
                 (
@@ -348,12 +1143,22 @@ class SqliteStore(Store):
                     "last_activity = ? WHERE id = ? AND status = 'lobby'",
                     (seats_to_json(seats), seed, snapshot_json, deadline, at, at, game_id),
                 )
-            ]
+            ],
+            f"starting game {game_id}",
         )
         if changed != 1:
             raise StoreConflict(f"game {game_id} is not in the lobby")
 
     async def append_command(self, write: CommandWrite) -> None:
+        """Queue the write for the group commit and wait until it is durable (or failed).
+
+        The write is queued before this coroutine first waits, and is committed (or fails)
+        even if the caller is cancelled: a cancelled caller does not know which, and must
+        reload the game from the store before using its copy again."""
+        _text("game id", write.game_id)
+        _text("command text", write.text)
+        self._writable(f"saving command {write.seq} of game {write.game_id}")
+        self._conn  # noqa: B018 - raises StoreError when closed, before anything is queued
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._mutex:
@@ -405,117 +1210,227 @@ class SqliteStore(Store):
                 self._pending.clear()
                 self._draining = False
             log.exception("the store writer failed")
-            loop.call_soon_threadsafe(_settle_batch, stranded, [exc] * len(stranded))
+            error = self._error(exc, "saving commands")
+            loop.call_soon_threadsafe(_settle_batch, stranded, [error] * len(stranded))
             raise
 
     def _commit_writes(self, writes: list[CommandWrite]) -> list[BaseException | None]:
         """Commit ``writes`` in one transaction (on aiosqlite's thread); when that fails, one
-        by one, so only a faulty write fails. Returns each write's error or None."""
+        by one, so only a faulty write fails. Returns each write's StoreError or None."""
         conn: sqlite3.Connection = self._conn._conn
+
+        def doing(write: CommandWrite) -> str:
+            return f"saving command {write.seq} of game {write.game_id}"
+
         try:
-            _run_transaction(conn, lambda c: _write_commands(c, writes))
+            _run_transaction(conn, lambda c: _write_commands(c, writes), self._check_owner)
         except Exception as exc:
             if len(writes) == 1:
-                return [exc]
+                return [self._error(exc, doing(writes[0]))]
+            if isinstance(exc, StoreOwnerLost):  # no write of this batch can succeed
+                return [exc] * len(writes)
             log.warning(
                 "group commit of %d writes failed (%s); retrying one by one", len(writes), exc
             )
             outcomes: list[BaseException | None] = []
             for write in writes:
                 try:
-                    _run_transaction(conn, lambda c, w=write: _write_commands(c, [w]))
+                    _run_transaction(
+                        conn, lambda c, w=write: _write_commands(c, [w]), self._check_owner
+                    )
                 except Exception as single:
-                    outcomes.append(single)
+                    outcomes.append(self._error(single, doing(write)))
                 else:
                     outcomes.append(None)
             return outcomes
         return [None] * len(writes)
 
-    async def set_timer(self, game_id: str, *, deadline: float | None, reminder_sent: bool) -> None:
-        await self._write(
-            [
-                (
-                    "UPDATE games SET deadline = ?, reminder_sent = ? WHERE id = ?",
-                    (deadline, int(reminder_sent), game_id),
-                )
-            ]
+    async def set_timer(
+        self, game_id: str, *, deadline: float | None, reminder_sent: bool, seq: int | None = None
+    ) -> None:
+        _text("game id", game_id)
+        sql = "UPDATE games SET deadline = ?, reminder_sent = ? WHERE id = ? AND status = 'playing'"
+        params: list[Any] = [deadline, int(reminder_sent), game_id]
+        if seq is not None:
+            sql += " AND seq = ?"
+            params.append(seq)
+        await self._guarded(
+            game_id, sql, params, ("playing",), seq, f"saving the timer of game {game_id}"
         )
 
-    async def set_status(self, game_id: str, status: GameStatus, *, at: float) -> None:
-        changed = await self._write(
-            [
-                (
-                    "UPDATE games SET status = ?, deadline = NULL, updated_at = ? WHERE id = ?",
-                    (status, at, game_id),
-                )
-            ]
-        )
-        if changed != 1:
-            raise StoreError(f"no game {game_id}")
+    async def set_status(
+        self,
+        game_id: str,
+        status: GameStatus,
+        *,
+        at: float,
+        expect: GameStatus | Sequence[GameStatus] | None = UNFINISHED,
+        seq: int | None = None,
+    ) -> None:
+        _text("game id", game_id)
+        if status not in STATUSES or status == "quarantined":
+            raise StoreInvalid(f"set_status cannot set {status!r} (quarantine() sets a game aside)")
+        expected = _statuses(expect)
+        sql = "UPDATE games SET status = ?, deadline = NULL, updated_at = ? WHERE id = ?"
+        params: list[Any] = [status, at, game_id]
+        if expected is not None:
+            sql += f" AND status IN ({', '.join('?' * len(expected))})"
+            params += expected
+        if seq is not None:
+            sql += " AND seq = ?"
+            params.append(seq)
+        await self._guarded(game_id, sql, params, expected, seq, f"setting game {game_id} {status}")
 
-    async def update_meta(self, game_id: str, meta: dict[str, Any], *, at: float) -> None:
-        await self._write(
-            [("UPDATE games SET meta = ?, updated_at = ? WHERE id = ?", (dumps(meta), at, game_id))]
+    async def update_meta(
+        self,
+        game_id: str,
+        meta: dict[str, Any],
+        *,
+        at: float,
+        expect: GameStatus | Sequence[GameStatus] | None = None,
+        seq: int | None = None,
+    ) -> None:
+        _text("game id", game_id)
+        expected = _statuses(expect)
+        sql = "UPDATE games SET meta = ?, updated_at = ? WHERE id = ?"
+        params: list[Any] = [dumps(meta), at, game_id]
+        if expected is not None:
+            sql += f" AND status IN ({', '.join('?' * len(expected))})"
+            params += expected
+        if seq is not None:
+            sql += " AND seq = ?"
+            params.append(seq)
+        await self._guarded(
+            game_id, sql, params, expected, seq, f"saving the meta data of game {game_id}"
         )
+
+    async def _guarded(
+        self,
+        game_id: str,
+        sql: str,
+        params: Sequence[Any],
+        expected: Sequence[str] | None,
+        seq: int | None,
+        doing: str,
+    ) -> None:
+        """One guarded UPDATE of a game row; when it changes no row, say why: no such game
+        (``code="missing"``) or another status / seq than expected (StoreConflict)."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            if conn.execute(sql, params).rowcount == 1:
+                return
+            row = conn.execute("SELECT status, seq FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no game {game_id}", code="missing")
+            wanted = " or ".join(expected) if expected else "any status"
+            at_seq = f" at seq {seq}" if seq is not None else ""
+            raise StoreConflict(
+                f"game {game_id} is {row[0]} at seq {row[1]}, not {wanted}{at_seq}: nothing "
+                "changed (reload the game)"
+            )
+
+        await self._transaction(work, doing)
 
     async def load_game(self, game_id: str) -> GameRecord | None:
-        rows = await self._fetchall(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
-        return _game_from_row(rows[0]) if rows else None
+        _text("game id", game_id)
+        return await self._read(lambda c: _read_game(c, game_id), f"loading game {game_id}")
 
-    async def load_unfinished_games(self) -> list[GameRecord]:
-        marks = ", ".join("?" * len(UNFINISHED))
-        rows = await self._fetchall(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE status IN ({marks}) ORDER BY created_at, id",
-            UNFINISHED,
-        )
-        return [_game_from_row(r) for r in rows]
+    async def load_unfinished_games(
+        self, on_bad: Callable[[str, str], None] | None = None
+    ) -> list[GameRecord]:
+        found = await self._read(_read_unfinished, "loading the unfinished games")
+        good: list[GameRecord] = []
+        for item in found:
+            if isinstance(item, GameRecord):
+                good.append(item)
+                continue
+            game_id = getattr(item, "game_id", "?")
+            if on_bad is None:
+                log.warning("game %s is left out: %s", game_id, item)
+            else:
+                on_bad(game_id, str(item))
+        return good
+
+    async def unreadable_games(self) -> list[tuple[str, str]]:
+        found = await self._read(_read_unfinished, "loading the unfinished games")
+        return [
+            (getattr(item, "game_id", "?"), str(item))
+            for item in found
+            if isinstance(item, StoreError)
+        ]
 
     async def game_ids(self, status: GameStatus | None = None) -> list[str]:
-        if status is None:
-            rows = await self._fetchall("SELECT id FROM games ORDER BY created_at, id")
-        else:
-            rows = await self._fetchall(
-                "SELECT id FROM games WHERE status = ? ORDER BY created_at, id", (status,)
-            )
-        return [r["id"] for r in rows]
+        return await self._read(lambda c: _read_game_ids(c, status))
 
     async def commands(self, game_id: str, after_seq: int = 0) -> list[CommandRecord]:
-        rows = await self._fetchall(
-            "SELECT game_id, seq, seat, text, at FROM commands WHERE game_id = ? AND seq > ? "
-            "ORDER BY seq",
-            (game_id, after_seq),
-        )
-        return [CommandRecord(r["game_id"], r["seq"], r["seat"], r["text"], r["at"]) for r in rows]
+        _text("game id", game_id)
+        return await self._read(lambda c: _read_commands(c, game_id, after_seq))
 
     async def results(self, game_id: str) -> list[ResultRow]:
-        rows = await self._fetchall(
-            "SELECT game_id, seat, player_id, points, rank, winner, reason, finished_at, details "
-            "FROM results WHERE game_id = ? ORDER BY seat",
-            (game_id,),
-        )
-        return [
-            ResultRow(
-                game_id=r["game_id"],
-                seat=r["seat"],
-                player_id=r["player_id"],
-                points=r["points"],
-                rank=r["rank"],
-                winner=bool(r["winner"]),
-                reason=r["reason"],
-                finished_at=r["finished_at"],
-                details=json.loads(r["details"]),
+        _text("game id", game_id)
+        return await self._read(lambda c: _read_results(c, game_id))
+
+    # ------------------------------------------------------------------ quarantine
+    async def quarantine(self, game_id: str, reason: str, *, at: float) -> None:
+        _text("game id", game_id)
+        _text("reason", reason)
+
+        def work(conn: sqlite3.Connection) -> None:
+            row = conn.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no game {game_id}", code="missing")
+            previous = conn.execute(
+                "SELECT previous_status FROM quarantine WHERE game_id = ?", (game_id,)
+            ).fetchone()
+            before = previous[0] if previous and row[0] == "quarantined" else row[0]
+            conn.execute(
+                "INSERT OR REPLACE INTO quarantine (game_id, reason, at, previous_status) "
+                "VALUES (?, ?, ?, ?)",
+                (game_id, reason, at, before),
             )
-            for r in rows
-        ]
+            conn.execute(
+                "UPDATE games SET status = 'quarantined', deadline = NULL, updated_at = ? "
+                "WHERE id = ?",
+                (at, game_id),
+            )
+
+        await self._transaction(work, f"quarantining game {game_id}")
+
+    async def quarantined(self) -> list[tuple[str, str, float]]:
+        return await self._read(_read_quarantined)
+
+    async def release_quarantine(self, game_id: str, *, at: float) -> None:
+        _text("game id", game_id)
+
+        def work(conn: sqlite3.Connection) -> None:
+            row = conn.execute(
+                "SELECT q.previous_status FROM quarantine AS q JOIN games AS g ON g.id = "
+                "q.game_id WHERE q.game_id = ? AND g.status = 'quarantined'",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                raise StoreConflict(f"game {game_id} is not quarantined")
+            conn.execute(
+                "UPDATE games SET status = ?, updated_at = ? WHERE id = ?", (row[0], at, game_id)
+            )
+            conn.execute("DELETE FROM quarantine WHERE game_id = ?", (game_id,))
+
+        await self._transaction(work, f"releasing game {game_id}")
+
+    async def owner(self) -> OwnerRecord | None:
+        """The owner lease row as stored now (None: nobody ever took it)."""
+        return await self._read(_read_owner)
 
     # ------------------------------------------------------------------ key / value
     async def kv_get(self, namespace: str, key: str) -> Any | None:
-        rows = await self._fetchall(
-            "SELECT json FROM kv WHERE namespace = ? AND key = ?", (namespace, key)
-        )
-        return json.loads(rows[0]["json"]) if rows else None
+        _text("key/value namespace", namespace)
+        _text("key", key)
+        return await self._read(lambda c: _read_kv_get(c, namespace, key))
 
     async def kv_put(self, rows: Sequence[KvRow]) -> None:
+        for r in rows:
+            _text("key/value namespace", r.namespace)
+            _text("key", r.key)
         await self._write(
             [
                 (
@@ -523,14 +1438,122 @@ class SqliteStore(Store):
                     (r.namespace, r.key, dumps(r.value)),
                 )
                 for r in rows
-            ]
+            ],
+            "saving key/value rows",
         )
 
     async def kv_items(self, namespace: str) -> list[KvRow]:
-        rows = await self._fetchall(
-            "SELECT key, json FROM kv WHERE namespace = ? ORDER BY key", (namespace,)
-        )
-        return [KvRow(namespace, r["key"], json.loads(r["json"])) for r in rows]
+        _text("key/value namespace", namespace)
+        return await self._read(lambda c: _read_kv_items(c, namespace))
+
+    # ------------------------------------------------------------------ one snapshot
+    @contextlib.asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[StoreSnapshot]:
+        """Read one consistent state of the database: every read of the returned
+        :class:`StoreSnapshot` sees the database as it was when the snapshot began, whatever
+        the owner commits meanwhile. It has a read-only connection of its own, so it never
+        blocks (nor is blocked by) this store's writes."""
+        if self.memory:
+            raise StoreError("a :memory: database has no snapshots", code="unsupported")
+        self._conn  # noqa: B018 - the store must be open
+        try:
+            db = await aiosqlite.connect(self._uri("ro"), isolation_level=None, uri=True)
+        except sqlite3.Error as exc:
+            raise self._error(exc, "opening a read snapshot") from None
+        try:
+            try:
+                await db._execute(lambda: _begin_snapshot(db._conn))
+            except sqlite3.Error as exc:
+                raise self._error(exc, "opening a read snapshot") from None
+            yield StoreSnapshot(self, db)
+        finally:
+            await _shut(db)
+
+
+def _begin_snapshot(conn: sqlite3.Connection) -> None:
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA query_only=ON")
+    conn.execute("BEGIN")
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the snapshot starts here
+
+
+class StoreSnapshot:
+    """The read methods of a store, all on one read transaction (see
+    :meth:`SqliteStore.snapshot`)."""
+
+    def __init__(self, store: SqliteStore, db: aiosqlite.Connection) -> None:
+        self._store = store
+        self._db = db
+
+    async def _read(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        db = self._db
+        try:
+            return await db._execute(lambda: fn(db._conn))
+        except (sqlite3.Error, UnicodeEncodeError, OverflowError, ValueError) as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise self._store._error(exc, "reading a snapshot") from exc
+
+    async def game_ids(self, status: GameStatus | None = None) -> list[str]:
+        return await self._read(lambda c: _read_game_ids(c, status))
+
+    async def load_game(self, game_id: str) -> GameRecord | None:
+        _text("game id", game_id)
+        return await self._read(lambda c: _read_game(c, game_id))
+
+    async def load_unfinished_games(
+        self, on_bad: Callable[[str, str], None] | None = None
+    ) -> list[GameRecord]:
+        found = await self._read(_read_unfinished)
+        good = [g for g in found if isinstance(g, GameRecord)]
+        for item in found:
+            if isinstance(item, StoreError):
+                game_id = getattr(item, "game_id", "?")
+                if on_bad is None:
+                    log.warning("game %s is left out: %s", game_id, item)
+                else:
+                    on_bad(game_id, str(item))
+        return good
+
+    async def commands(self, game_id: str, after_seq: int = 0) -> list[CommandRecord]:
+        _text("game id", game_id)
+        return await self._read(lambda c: _read_commands(c, game_id, after_seq))
+
+    async def results(self, game_id: str) -> list[ResultRow]:
+        _text("game id", game_id)
+        return await self._read(lambda c: _read_results(c, game_id))
+
+    async def get_player(self, player_id: str) -> PlayerRecord | None:
+        _text("player id", player_id)
+        return await self._read(lambda c: _read_player(c, player_id))
+
+    async def kv_get(self, namespace: str, key: str) -> Any | None:
+        _text("key/value namespace", namespace)
+        _text("key", key)
+        return await self._read(lambda c: _read_kv_get(c, namespace, key))
+
+    async def kv_items(self, namespace: str) -> list[KvRow]:
+        _text("key/value namespace", namespace)
+        return await self._read(lambda c: _read_kv_items(c, namespace))
+
+    async def quarantined(self) -> list[tuple[str, str, float]]:
+        return await self._read(_read_quarantined)
+
+    async def owner(self) -> OwnerRecord | None:
+        return await self._read(_read_owner)
+
+
+async def _shut(db: aiosqlite.Connection) -> None:
+    """Close an aiosqlite connection and end its thread, whatever happens (a thread left
+    running keeps the process from exiting)."""
+    try:
+        await db.close()
+    except BaseException as exc:
+        db.stop()  # queue the thread's end (close_and_stop) even when close failed
+        if not isinstance(exc, Exception):
+            raise
+        log.warning("closing the database failed: %s", exc)
 
 
 GIL_SWITCH_INTERVAL = 0.0005
@@ -548,15 +1571,26 @@ def _prompt_gil_handoff() -> None:
         sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
 
-def _run_transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
-    """``work(conn)`` inside BEGIN IMMEDIATE ... COMMIT (rolled back if it raises)."""
+def _run_transaction(
+    conn: sqlite3.Connection,
+    work: Callable[[sqlite3.Connection], _T],
+    check: Callable[[sqlite3.Connection], None] | None = None,
+) -> _T:
+    """``check(conn)`` then ``work(conn)`` inside BEGIN IMMEDIATE ... COMMIT (rolled back if
+    either raises). ``check`` is the owner-lease check: under the write lock, so no other
+    process can take the lease between it and COMMIT."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if check is not None:
+            check(conn)
         result = work(conn)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
-            conn.execute("ROLLBACK")
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:  # the original error matters more
+                log.warning("ROLLBACK failed: %s", exc)
         raise
     return result
 
@@ -632,11 +1666,14 @@ def _write_commands(conn: sqlite3.Connection, writes: Sequence[CommandWrite]) ->
         for r in w.results
     ]
     if result_rows:
-        conn.executemany(
-            "INSERT INTO results (game_id, seat, player_id, points, rank, winner, reason, "
-            "finished_at, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            result_rows,
-        )
+        try:
+            conn.executemany(
+                "INSERT INTO results (game_id, seat, player_id, points, rank, winner, reason, "
+                "finished_at, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                result_rows,
+            )
+        except sqlite3.IntegrityError as exc:
+            raise StoreConflict(f"result rows conflict with stored ones: {exc}") from exc
     kv_rows = [(k.namespace, k.key, dumps(k.value)) for w in writes for k in w.kv]
     if kv_rows:
         conn.executemany(

@@ -238,7 +238,7 @@ async def test_finishing_write_stores_results_and_ladder_rows(store: SqliteStore
 async def test_a_failed_finishing_write_leaves_nothing(store: SqliteStore):
     await started(store)
     rows = (ResultRow("g1", 0, "alice", 1.0, 1, True, "out", T0),) * 2  # duplicate seat
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(StoreConflict):  # a StoreError, never a raw sqlite3 error
         await store.append_command(write(1, status="finished", results=rows))
     loaded = await store.load_game("g1")
     assert (loaded.status, loaded.seq) == ("playing", 0)
