@@ -1,0 +1,77 @@
+"""The rules live in the repository (issue 13): ``/rummy rules`` and the console's ``help`` point
+to docs/RULES.md, which exists and covers every preset."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from bot.console import run_console
+from engine.rules import PRESETS
+from tests.bot.conftest import CHANNEL_ID, PLAYER_ID
+from tests.bot.discord_helpers import make_bot, slash
+from tests.bot.fakediscord import FakeDiscord, option, running, subcommand
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_docs_rules_exists_and_covers_every_preset() -> None:
+    text = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
+    for name in PRESETS:
+        assert f"`{name}`" in text, name
+    assert "docs/RULES.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("locale", "start", "pointer"),
+    [
+        ("en-US", "Stein-Rummy Plus: as Stein-Rummy", "All the rules, with every option and "),
+        ("de", "Stein-Rummy Plus: wie Stein-Rummy", "Alle Regeln mit allen Optionen und "),
+    ],
+)
+async def test_rummy_rules_points_to_docs_rules(
+    fake_discord: FakeDiscord, tmp_path: Path, locale: str, start: str, pointer: str
+) -> None:
+    bot = make_bot(tmp_path / "db.sqlite3")
+    async with running(bot):
+        rules = subcommand("rules", option("preset", "stein_plus"))
+        _, said = await slash(fake_discord, PLAYER_ID, CHANNEL_ID, "rummy", [rules], locale=locale)
+    assert said.startswith(start)
+    assert pointer in said and "docs/RULES.md" in said
+    assert "4, 3, 2, 1" in said or "4, dann 3, 2, 1" in said or "4, then 3, 2, 1" in said
+
+
+async def test_rummy_rules_of_every_preset_names_docs_rules(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    bot = make_bot(tmp_path / "db.sqlite3")
+    async with running(bot):
+        for name in PRESETS:
+            rules = subcommand("rules", option("preset", name))
+            _, said = await slash(fake_discord, PLAYER_ID, CHANNEL_ID, "rummy", [rules])
+            assert "docs/RULES.md" in said, name
+
+
+@pytest.mark.parametrize(
+    ("lang", "fragment"),
+    [("en", "All the rules, every preset"), ("de", "Alle Regeln, jedes Spiel")],
+)
+async def test_console_help_points_to_docs_rules(lang: str, fragment: str) -> None:
+    out = io.StringIO()
+    code = await run_console(
+        preset="rummikub",
+        bots=1,
+        seed=1,
+        level="easy",
+        pictures=False,
+        out_dir=None,
+        lang=lang,
+        stdin=io.StringIO("help\nquit\n"),
+        stdout=out,
+    )
+    assert code == 0
+    text = out.getvalue()
+    assert fragment in text and "docs/RULES.md" in text
+    assert "';' or '|'" in text or "';' oder '|'" in text
