@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from .solver import Solution
     from .tiles import TileGame
 
+SOLVE_LIMIT = 10
+"""Solves one hint may run (each within ``HELP_BUDGET`` states; most take milliseconds)."""
 SWAP_LIMIT = 4
 """Swap commands tried per hint (each costs a solve): a table rarely offers more."""
 JOKER_MELD_LIMIT = 3
@@ -53,7 +55,6 @@ class Option:
     reset: bool
     placed: tuple[str, ...] = ()  # the pieces the whole command takes from the rack
     kept: bool = False  # the solver's play with the table jokers kept in their melds
-    exact: bool = True  # no solve behind it ran out of its budget
 
     @property
     def text(self) -> str:
@@ -76,15 +77,20 @@ def tile_hint(game: TileGame, seat: int) -> list[Event]:
         raise RummyError("turn.not_yours", player=game.players[game.current])
     if not game.draws_complete():
         return [_draws_first(game, seat)]
-    options = _options(game, seat, reset=False)
+    search = _Search(seat)
+    states = [(game, False)]
     if _changed(game):
         start = accepted(game, seat, "reset")
         if start is not None:
-            options += _options(start, seat, reset=True)
+            states.append((start, True))
+    options: list[Option] = []
+    for swaps in (False, True):  # the plain plays of both states before any swap
+        for state, reset in states:
+            options += _options(state, search, reset=reset, swaps=swaps)
     options.sort(key=Option.key)
     for option in options:  # the whole text once more, as the player will type it
         if accepted(game, seat, option.text) is not None:
-            return [_event(game, seat, option, all(o.exact for o in options))]
+            return [_event(game, seat, option, search.exact)]
     # not reached while the start of a turn can always be ended; say what is safe
     fallback = Option(("reset",), "", len(game.racks[seat]), reset=True)
     return [_event(game, seat, fallback, exact=False)]
@@ -196,8 +202,45 @@ def _changed(game: TileGame) -> bool:
     return sorted(t.rack) != sorted(game.racks[game.current])
 
 
-def _options(game: TileGame, seat: int, *, reset: bool) -> list[Option]:
-    """Every accepted candidate from this state (``reset``: the state after ``reset``)."""
+class _Search:
+    """What one hint may still spend: at most :data:`SOLVE_LIMIT` solves, none after one ran
+    out of its budget (the table is too involved: the answer is then not exact)."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.solves = SOLVE_LIMIT
+        self.exact = True
+
+    def solve(self, game: TileGame, *, jokers_stay: bool) -> Solution | None:
+        from .solver import SolverBudgetExceeded, solve
+        from .tiles import HELP_BUDGET
+
+        if not self.exact or self.solves <= 0:
+            self.exact = False
+            return None
+        self.solves -= 1
+        seat = self.seat
+        fixed = {k for k, m in enumerate(game.turn.table) if m.claim not in (None, seat)}
+        try:
+            return solve(
+                game.table_faces(working=True),
+                game.faces(game.turn.rack),
+                game.rules,
+                opened=game.opened[seat],
+                mode="count",
+                fixed=fixed,
+                budget=HELP_BUDGET,
+                jokers_stay=jokers_stay,
+            )
+        except SolverBudgetExceeded:
+            self.exact = False
+            return None
+
+
+def _options(game: TileGame, search: _Search, *, reset: bool, swaps: bool) -> list[Option]:
+    """The accepted candidates from this state (``reset``: the state after ``reset``): the
+    plain end, the solver's play and a simple turn; or (``swaps``) those after joker swaps."""
+    seat = search.seat
     prefix = ("reset",) if reset else ()
     found: list[Option] = []
 
@@ -205,34 +248,28 @@ def _options(game: TileGame, seat: int, *, reset: bool) -> list[Option]:
         end = next((e for e in _ends(state) if accepted(state, seat, e) is not None), None)
         if end is None:
             return False
-        found.append(
-            Option((*prefix, *play), end, len(state.turn.rack), reset, _gone(game, state), kept)
-        )
+        left = len(state.turn.rack)
+        found.append(Option((*prefix, *play), end, left, reset, _gone(game, state), kept))
         return True
 
+    if swaps:
+        tried = 0
+        for swap in _swap_commands(game, seat):
+            after = accepted(game, seat, swap) if tried < SWAP_LIMIT else None
+            if after is not None:
+                tried += 1
+                consider(after, (swap,))
+                _solver_options(after, search, (swap,), consider)
+        return found
     consider(game, ())
-    exact = _solver_options(game, seat, (), consider, freed_meld=True)
-    swaps = 0
-    for swap in _swap_commands(game, seat):
-        if swaps >= SWAP_LIMIT:
-            break
-        after = accepted(game, seat, swap)
-        if after is None:
-            continue
-        swaps += 1
-        consider(after, (swap,))
-        if not _solver_options(after, seat, (swap,), consider, freed_meld=True):
-            exact = False
+    _solver_options(game, search, (), consider)
     if not _changed(game):
         simple = random_tile_turn(game, seat, random.Random(f"{game.seed}:{game.turn_no}"))
         *play, end = simple.split("; ")
         state = accepted(game, seat, "; ".join(play)) if play else game
         if state is not None and accepted(state, seat, end) is not None:
-            found.append(
-                Option((*prefix, *play), end, len(state.turn.rack), reset, _gone(game, state))
-            )
-    if not exact:
-        found = [replace(o, exact=False) for o in found]
+            left = len(state.turn.rack)
+            found.append(Option((*prefix, *play), end, left, reset, _gone(game, state)))
     return found
 
 
@@ -242,78 +279,44 @@ def _gone(before: TileGame, after: TileGame) -> tuple[str, ...]:
     return tuple(format_faces(sorted(gone.elements(), key=str)).split())
 
 
-def _solver_options(game, seat, before, consider, *, freed_meld: bool = False) -> bool:
+def _solver_options(game: TileGame, search: _Search, before: tuple[str, ...], consider) -> None:
     """Offer the solver's best play from this state (as ``meld``/``add`` commands, else as
-    ``place``). ``freed_meld``: a joker freed by ``swap`` that the play does not accept is put
-    into a new meld with rack tiles first and the rest solved again. False when a solve ran out
-    of its budget."""
-    from .solver import SolverBudgetExceeded
-
-    try:
-        plays = _solver_plays(game, seat)
-    except SolverBudgetExceeded:
-        return False
-    ok = False
-    for play, kept in plays:
+    ``place``). A joker freed by ``swap`` that the play does not accept (Rummikub: it must go
+    into a new meld with rack tiles) is put into such a meld first and the rest solved again."""
+    seat = search.seat
+    for play, kept in _solver_plays(game, search):
         state = accepted(game, seat, "; ".join(play))
         if state is not None and consider(state, (*before, *play), kept):
-            ok = True
-            break
-    if ok or not freed_meld or not game.turn.freed:
-        return True
-    exact = True
+            return
+    if not game.turn.freed:
+        return
     for meld in _freed_joker_melds(game)[:JOKER_MELD_LIMIT]:
         command = f"meld {format_faces(meld)}"
         state = accepted(game, seat, command)
         if state is None:
             continue
         if consider(state, (*before, command)):
-            break
-        try:
-            plays = _solver_plays(state, seat)
-        except SolverBudgetExceeded:
-            exact = False
-            continue
-        if any(
-            (after := accepted(state, seat, "; ".join(p))) is not None
-            and consider(after, (*before, command, *p), kept)
-            for p, kept in plays
-        ):
-            break
-    return exact
+            return
+        for play, kept in _solver_plays(state, search):
+            after = accepted(state, seat, "; ".join(play))
+            if after is not None and consider(after, (*before, command, *play), kept):
+                return
 
 
-def _solver_plays(game: TileGame, seat: int) -> list[tuple[tuple[str, ...], bool]]:
+def _solver_plays(game: TileGame, search: _Search) -> list[tuple[tuple[str, ...], bool]]:
     """The solver's best play as commands: first its free answer, then (when that moves a
     table joker, which the engine refuses) the answer with joker melds kept whole; each as
     explicit commands where possible and as ``place``."""
-    free = _solve(game, seat, jokers_stay=False)
-    if not free.count:
+    free = search.solve(game, jokers_stay=False)
+    if free is None or not free.count:
         return []
     plays = [(p, False) for p in _as_commands(game, free)]
-    if any(accepted(game, seat, "; ".join(p)) for p, _ in plays):
+    if any(accepted(game, search.seat, "; ".join(p)) for p, _ in plays):
         return plays
-    kept = _solve(game, seat, jokers_stay=True)
-    if kept.count:
+    kept = search.solve(game, jokers_stay=True)
+    if kept is not None and kept.count:
         plays += [(p, True) for p in _as_commands(game, kept)]
     return plays
-
-
-def _solve(game: TileGame, seat: int, *, jokers_stay: bool) -> Solution:
-    from .solver import solve
-    from .tiles import HELP_BUDGET
-
-    fixed = {k for k, m in enumerate(game.turn.table) if m.claim is not None and m.claim != seat}
-    return solve(
-        game.table_faces(working=True),
-        game.faces(game.turn.rack),
-        game.rules,
-        opened=game.opened[seat],
-        mode="count",
-        fixed=fixed,
-        budget=HELP_BUDGET,
-        jokers_stay=jokers_stay,
-    )
 
 
 def _as_commands(game: TileGame, solution: Solution) -> list[tuple[str, ...]]:

@@ -19,6 +19,7 @@ from engine.autoplay import candidate_melds, random_tile_turn
 from engine.errors import RummyError
 from engine.game import new_game
 from engine.hints import accepted, hint_command
+from engine.melds import joker_meanings, readings
 from engine.pieces import format_faces
 from engine.rules import preset
 
@@ -48,6 +49,8 @@ def _manipulations(g, rng: random.Random):
     table = g.table_faces(working=True)
     out = [f"meld {format_faces(m)}" for m in candidate_melds(rack, spec)]
     for number, meld in enumerate(table, 1):
+        if any(f.is_joker for f in meld) and readings(meld, spec):
+            out += [f"swap {number} {f}" for f in joker_meanings(meld, spec) if f in rack]
         for face in rng.sample(rack, min(3, len(rack))):
             out.append(f"add {number} {face}")
             out.append(f"swap {number} {face}")
@@ -109,11 +112,13 @@ def check_hint(g) -> str:
     return command
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     name=st.sampled_from(PRESETS),
     seed=st.integers(0, 10_000),
-    turns=st.integers(0, 14),
+    turns=st.integers(0, 30),
     draws=st.integers(0, 2),
     changes=st.integers(0, 4),
 )
@@ -121,3 +126,25 @@ def test_every_hint_typed_back_is_accepted_and_ends_the_turn(name, seed, turns, 
     g = reach(name, seed, turns, draws, changes)
     if g.status == "playing":
         check_hint(g)
+
+
+def test_a_sweep_of_reached_states_meets_every_kind_of_hint():
+    """Fixed states of each preset: every hint is accepted, and between them they cover the
+    cases of issue 13 (draws first, reset first, a joker swap, a play, a plain draw)."""
+    seen = []
+    for name in PRESETS:
+        for k in range(9):
+            g = reach(name, 100 + k, 6 + 2 * k, k % 3, k % 4)
+            if g.status == "playing":
+                seen.append(check_hint_first(g))
+    text = " / ".join(seen)
+    for kind in ("draw; draw", "pick ", "reset; ", "swap ", "place ", "discard ", "done"):
+        assert kind in text, kind
+    assert "draw" in seen  # Rummikub: nothing fits
+
+
+def check_hint_first(g) -> str:
+    """:func:`check_hint`, returning the first command offered (before any draws)."""
+    (event,) = g.copy().apply(g.current, "hint")
+    check_hint(g)
+    return hint_command(event)
