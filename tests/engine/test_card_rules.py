@@ -436,3 +436,66 @@ def test_every_hint_typed_back_is_accepted(name, seed, players, stray):
         if not g.turn["drawn"] and not g.turn["knock_due"]:
             assert command in ("draw", "knock") or command.startswith("pick ")
         g.apply(seat, command)  # raises if refused
+
+
+# ---------------------------------------------------------------- the plan behind the hint is exact
+
+# cards that make runs, sets and lay-offs together (a richer universe finds less)
+SMALL = ["5S", "6S", "7S", "8S", "QC", "QH", "KD", "2C", "AS", "*"]
+TABLES = ["", "QH QS QD", "4S 5S 6S", "KS KH KC", "2C 3C 4C"]
+
+
+def _brute_force_removed(g: CardGame, hand: list, keep_one: bool) -> int:
+    """Most cards a turn can play from ``hand``: every card goes to one of two new melds, onto
+    one table meld, or stays; new melds must be valid, lay-offs must fit (the engine's test).
+    (With these cards the search once missed "meld 5S 6S 7S 8S; add 1 QC" on QH QS QD.)"""
+    from itertools import product
+
+    from engine.melds import readings
+
+    slots = 2 + len(g.table) + 1
+    best = 0
+    for assign in product(range(slots), repeat=len(hand)):
+        kept = [f for f, a in zip(hand, assign, strict=True) if a == slots - 1]
+        if keep_one and not kept:
+            continue
+        ok = True
+        for j in range(slots - 1):
+            cards = [f for f, a in zip(hand, assign, strict=True) if a == j]
+            if not cards:
+                continue
+            ok = bool(readings(cards, g.rules.meld_spec)) if j < 2 else g.fits(j - 1, cards)
+            if not ok:
+                break
+        if ok:
+            best = max(best, len(hand) - len(kept))
+    return best
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    hand=st.lists(st.sampled_from(SMALL), min_size=4, max_size=6, unique=True),
+    table=st.sampled_from(TABLES),
+    rules=st.sampled_from([ROMME, RUMMY]),
+)
+def test_best_card_plan_plays_as_many_cards_as_brute_force(hand, table, rules):
+    from engine.cardplan import best_card_plan
+    from engine.cards import romme_card_penalty
+    from engine.pieces import parse_faces
+
+    if rules is RUMMY:
+        hand = [c for c in hand if c != "*"] or ["2C"]
+    text = " ".join(hand)
+    g = CardGame.position(rules, table, [text, "9D"], opened=(True, True))
+    faces = parse_faces(text, "card")
+    keep_one = rules is ROMME
+    plan = best_card_plan(
+        faces,
+        g.table_faces(),
+        rules.meld_spec,
+        fits=lambda i, cards: g.fits(i + 1, cards),
+        penalty=romme_card_penalty,
+        keep="discard" if keep_one else "any",
+    )
+    assert plan is not None
+    assert plan.removed == _brute_force_removed(g, faces, keep_one)
