@@ -5,7 +5,8 @@ draws it names the draws (``draw; draw``, or ``pick`` of a visible discard that 
 otherwise it names a whole rest of the turn, from the working table as it is, or - when the
 player's own changes stand in the way or a fresh start places more - after ``reset``. A play ends
 with what the preset requires: ``done`` (Rummikub, or a Stein hand emptied by melding),
-``discard PIECE`` (Stein), ``draw`` (Rummikub when nothing fits).
+``discard PIECE`` (Stein), ``draw`` (Rummikub when nothing fits); in Stein Plus ``claim N``
+comes first for each group of four the play forms (one CMP each).
 
 Candidates: the exact solver's best play (:func:`engine.solver.solve`, and with the table jokers
 kept in their melds when the free answer moves one), the same after each legal ``swap`` of a
@@ -13,7 +14,7 @@ table joker with rack tiles (RULES.md "Jokers": in Rummikub the freed joker then
 meld with rack tiles), a simple legal turn (:func:`engine.autoplay.random_tile_turn`) and the
 plain end of the turn. Every candidate is run on a copy of the game, the end of the turn
 included, and only accepted ones are offered; the one leaving the fewest pieces on the rack wins
-(ties: no reset, fewer commands). A play is written as ``meld`` / ``add`` commands where the
+(ties: more claims, no reset, fewer commands). A play is written as ``meld`` / ``add`` commands where the
 table allows, else as ``place PIECES``.
 """
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -55,13 +56,14 @@ class Option:
     reset: bool
     placed: tuple[str, ...] = ()  # the pieces the whole command takes from the rack
     kept: bool = False  # the solver's play with the table jokers kept in their melds
+    claims: int = 0  # Stein Plus claims it makes
 
     @property
     def text(self) -> str:
         return "; ".join([*self.play, self.end] if self.end else self.play)
 
-    def key(self) -> tuple[int, bool, int]:
-        return (self.left, self.reset, len(self.play))
+    def key(self) -> tuple[int, int, bool, int]:
+        return (self.left, -self.claims, self.reset, len(self.play))
 
 
 def hint_command(event: Event) -> str:
@@ -245,11 +247,16 @@ def _options(game: TileGame, search: _Search, *, reset: bool, swaps: bool) -> li
     found: list[Option] = []
 
     def consider(state: TileGame, play: tuple[str, ...], kept: bool = False) -> bool:
+        claims = _claims(state, seat)
+        claimed = accepted(state, seat, "; ".join(claims)) if claims else None
+        if claimed is not None:
+            state, play = claimed, (*play, *claims)
         end = next((e for e in _ends(state) if accepted(state, seat, e) is not None), None)
         if end is None:
             return False
         left = len(state.turn.rack)
-        found.append(Option((*prefix, *play), end, left, reset, _gone(game, state), kept))
+        option = Option((*prefix, *play), end, left, reset, _gone(game, state), kept)
+        found.append(replace(option, claims=len(claims) if claimed else 0))
         return True
 
     if swaps:
@@ -265,12 +272,27 @@ def _options(game: TileGame, search: _Search, *, reset: bool, swaps: bool) -> li
     _solver_options(game, search, (), consider)
     if not _changed(game):
         simple = random_tile_turn(game, seat, random.Random(f"{game.seed}:{game.turn_no}"))
-        *play, end = simple.split("; ")
+        play = simple.split("; ")[:-1]  # its own end (a random discard) is replaced
         state = accepted(game, seat, "; ".join(play)) if play else game
-        if state is not None and accepted(state, seat, end) is not None:
-            left = len(state.turn.rack)
-            found.append(Option((*prefix, *play), end, left, reset, _gone(game, state)))
+        if state is not None:
+            consider(state, tuple(play))
     return found
+
+
+def _claims(game: TileGame, seat: int) -> list[str]:
+    """Stein Plus: ``claim N`` for each unclaimed group of four holding a tile laid this turn
+    (RULES.md: one CMP per claim standing at the end)."""
+    if not game.rules.claims:
+        return []
+    spec = game.rules.meld_spec
+    played = set(game.turn.played)
+    out = []
+    for number, meld in enumerate(game.turn.table, 1):
+        found = readings(game.faces(meld.ids), spec)
+        group = len(meld.ids) == 4 and bool(found) and found[0].kind == "group"
+        if meld.claim is None and group and played & set(meld.ids):
+            out.append(f"claim {number}")
+    return out
 
 
 def _gone(before: TileGame, after: TileGame) -> tuple[str, ...]:

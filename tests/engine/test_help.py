@@ -233,6 +233,14 @@ def test_hint_still_gives_an_accepted_move_when_the_solver_runs_out_of_time(monk
     assert g.current == 1
 
 
+def test_hint_in_stein_plus_claims_the_group_of_four_it_forms():
+    g = game("stein_plus", "B7 R7 Y7 | K1 K2 K3", "K7 B9 Y12")
+    _event, command = _hint(g)
+    assert command == "add 1 K7; claim 1; discard B9"
+    g.apply(0, command)
+    assert g.table[0].claim == 0
+
+
 def test_hint_from_a_seat_not_to_move_is_refused():
     g = game("rummikub", "B2 B3 B4", "B5", "K1")
     rejects(g, "hint", "turn.not_yours", seat=1)
