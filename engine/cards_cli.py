@@ -20,6 +20,7 @@ from .cards import (
     card_error,
     card_reading,
     parse_card_commands,
+    refuse_jokers,
     romme_penalties,
     rummy_points,
 )
@@ -84,7 +85,9 @@ def card_score(
     Rommé: signed points, ``-penalty`` per seat (0 for the seat that went out), so a higher
     number is better as in the other presets; ``rummy_bonus`` means Hand-Rommé (doubles).
     Classic Rummy: the one seat with an empty hand gets the others' card points (doubled when
-    ``rummy_bonus``: went rummy), everybody else 0."""
+    ``rummy_bonus``: went rummy), everybody else 0. A joker left is refused where the game
+    has none (classic Rummy)."""
+    refuse_jokers(rules, [f for left in lefts for f in left])
     if rules.game == "romme":
         penalties = romme_penalties(
             lefts,

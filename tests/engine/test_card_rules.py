@@ -164,6 +164,13 @@ def test_rummy_games_and_positions_hold_no_joker_and_swap_is_not_part_of_rummy()
     rejects(g, "meld 8S * *", "cards.no_jokers")
 
 
+def test_rummy_score_refuses_a_joker_left_in_classic_rummy(capsys):
+    code = rummy_main(["score", "--rules", "rummy", "--left", "", "--left", "5S *", "--json"])
+    assert code == 1 and "without jokers" in capsys.readouterr().err
+    code = rummy_main(["score", "--rules", "romme", "--left", "", "--left", "5S *", "--json"])
+    assert code == 0 and json.loads(capsys.readouterr().out) == {"points": [0, -25]}
+
+
 def test_rummy_cli_refuses_a_joker_position(capsys):
     code, data = cli(
         capsys, "turn", "--rules", "rummy", "--table", "5S 6S *", "--hand", "7S 2D", "swap 1 7S"
