@@ -4,9 +4,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.commands import ALIASES, Command, first_verb, parse_command, parse_commands
+from engine.commands import (
+    ALIASES,
+    VERBS,
+    Command,
+    first_verb,
+    parse_command,
+    parse_commands,
+)
 from engine.errors import RummyError
 from engine.pieces import Card, Tile, format_faces, format_melds, parse_faces, parse_melds
+from engine.rules import preset
+from engine.tiles import TileGame
 
 
 @pytest.mark.parametrize(
@@ -189,9 +198,13 @@ def typed(draw, commands):
     parts = []
     for c in commands:
         text = str(c)
+        # any spelling of the verb, in any case
+        spelling = draw(st.sampled_from(VERBS[c.verb]))
+        spelling = "".join(ch.upper() if draw(st.booleans()) else ch for ch in spelling)
+        text = spelling + text[len(c.verb) :]
         if c.verb == "meld":
-            melds = text.removeprefix("meld ").split(" | ")
-            text = "meld " + "".join(m + draw(separator) for m in melds[:-1]) + melds[-1]
+            melds = str(c).removeprefix("meld ").split(" | ")
+            text = f"{spelling} " + "".join(m + draw(separator) for m in melds[:-1]) + melds[-1]
         elif c.verb == "move":
             text = text.replace(" > ", draw(spaces) + ">" + draw(spaces))
         parts.append(text)
@@ -279,3 +292,29 @@ def test_discard_from_a_table_meld_is_a_tile_command():
     with pytest.raises(RummyError) as info:
         parse_command("discard 2 10H", "card")  # cards are discarded from the hand only
     assert info.value.code == "parse.piece" and '"2"' in info.value.message()
+
+
+@pytest.mark.parametrize(
+    ("preset_name", "hand", "text"),
+    [
+        ("rummikub", "R10 R11 R12 B5", "meld R10 R11 R12 done"),
+        ("stein", "R1 R2 R3 B5", "meld R1 R2 R3 discard B5"),
+        ("stein", "R1 R2 R3 B5", "meld R1 R2 R3|B5 done"),
+    ],
+)
+def test_a_missing_separator_changes_nothing_in_a_game(preset_name, hand, text):
+    g = TileGame.position(preset(preset_name), "", [hand], opened=[True])
+    before = g.to_json()
+    with pytest.raises(RummyError) as info:
+        g.apply(0, text)
+    assert info.value.code == "parse.missing_separator"
+    assert g.to_json() == before
+
+
+def test_the_same_turn_with_or_without_spaces_in_a_game():
+    results = set()
+    for text in ("meld R10 R11 R12 ; done", "meld R10 R11 R12;done", "meld R10 R11 R12|done"):
+        g = TileGame.position(preset("rummikub"), "", ["R10 R11 R12 B5"], opened=[True])
+        g.apply(0, text)
+        results.add(g.to_json())
+    assert len(results) == 1
