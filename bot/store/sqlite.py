@@ -571,8 +571,10 @@ class SqliteStore(Store):
         init_empty: bool = False,
         readonly: bool = False,
         lease_seconds: float = LEASE_SECONDS,
+        busy_timeout: float = BUSY_TIMEOUT_MS / 1000,
     ) -> None:
         self.path = str(path)
+        self.busy_timeout_ms = max(0, round(busy_timeout * 1000))
         self.synchronous = synchronous.upper()
         if self.synchronous not in ("FULL", "NORMAL", "EXTRA", "OFF"):
             raise StoreError(
@@ -616,7 +618,9 @@ class SqliteStore(Store):
             return
         self._check_file()
         self._lost = False
-        target = self.path if self.memory else self._uri("ro" if self.readonly else "rwc")
+        target = (
+            self.path if self.memory else self._read_uri() if self.readonly else self._uri("rwc")
+        )
         try:
             db = await aiosqlite.connect(target, isolation_level=None, uri=not self.memory)
         except sqlite3.Error as exc:
@@ -641,6 +645,24 @@ class SqliteStore(Store):
 
     def _uri(self, mode: str) -> str:
         return f"{Path(self.path).absolute().as_uri()}?mode={mode}"
+
+    def _read_uri(self) -> str:
+        """The URI of a read-only connection. On read-only media (no -shm file, and none can be
+        created) a WAL database can only be read as *immutable*, which is safe exactly when
+        nothing can write it and no -wal file holds commits."""
+        path = Path(self.path)
+        uri = self._uri("ro")
+        if Path(f"{path}-shm").exists() or os.access(path.absolute().parent, os.W_OK):
+            return uri
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"{path} is on read-only media with unmerged commits in {wal.name} and no "
+                f"{path.name}-shm: copy the file with its -wal to a writable place and read it "
+                "there",
+                code="readonly",
+            )
+        return uri + "&immutable=1"
 
     def _check_file(self) -> None:
         """What can be told about the file before SQLite opens it (which would take a 0-byte
@@ -701,8 +723,9 @@ class SqliteStore(Store):
             return
         mode = stat.S_IMODE(info.st_mode)
         if not mode & 0o222 or not os.access(path, os.W_OK):
+            why = f"mode {mode:o}" if not mode & 0o222 else "a read-only file system or not ours"
             raise StoreError(
-                f"{path} is read-only (mode {mode:o}): the bot must write its database; make it "
+                f"{path} is read-only ({why}): the bot must write its database; make it "
                 f"writable (chmod u+w {path}) or use a copy; `rummy-bot verify-db` can read it "
                 "as it is",
                 code="readonly",
@@ -788,7 +811,7 @@ class SqliteStore(Store):
         """Everything opening does on the connection, as ONE call on its thread: look at the
         file (before writing anything into it), WAL mode, migrations and the owner lease in one
         transaction."""
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
         self._check_identity(*_identity(conn))
         if self.readonly:
             conn.execute("PRAGMA query_only=ON")
@@ -958,7 +981,7 @@ class SqliteStore(Store):
         if primary in (_BUSY, _LOCKED):
             return StoreError(
                 f"{where}: {doing} failed: the database is locked by another connection "
-                f"(waited {BUSY_TIMEOUT_MS // 1000} s); nothing was saved; try again",
+                f"(waited {self.busy_timeout_ms / 1000:g} s); nothing was saved; try again",
                 code="busy",
             )
         if primary in (_READONLY, _PERM):
@@ -1457,12 +1480,12 @@ class SqliteStore(Store):
             raise StoreError("a :memory: database has no snapshots", code="unsupported")
         self._conn  # noqa: B018 - the store must be open
         try:
-            db = await aiosqlite.connect(self._uri("ro"), isolation_level=None, uri=True)
+            db = await aiosqlite.connect(self._read_uri(), isolation_level=None, uri=True)
         except sqlite3.Error as exc:
             raise self._error(exc, "opening a read snapshot") from None
         try:
             try:
-                await db._execute(lambda: _begin_snapshot(db._conn))
+                await db._execute(lambda: _begin_snapshot(db._conn, self.busy_timeout_ms))
             except sqlite3.Error as exc:
                 raise self._error(exc, "opening a read snapshot") from None
             yield StoreSnapshot(self, db)
@@ -1470,9 +1493,9 @@ class SqliteStore(Store):
             await _shut(db)
 
 
-def _begin_snapshot(conn: sqlite3.Connection) -> None:
+def _begin_snapshot(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
     conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
     conn.execute("PRAGMA query_only=ON")
     conn.execute("BEGIN")
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the snapshot starts here
