@@ -49,23 +49,41 @@ Konsole: table, rack, help, rematch, quit
 Alle Regeln, jedes Spiel, jede Option und Variante: docs/RULES.md"""
 
 
-def format_table(view: Any, you: int | None = None) -> str:
+def count_pieces(count: int, family: str, lang: str = "en") -> str:
+    """``1 tile``, ``2 tiles``, ``1 card`` ... (German: ``1 Stein``, ``2 Karten``)."""
+    words = {
+        ("tile", "en"): ("tile", "tiles"),
+        ("card", "en"): ("card", "cards"),
+        ("tile", "de"): ("Stein", "Steine"),
+        ("card", "de"): ("Karte", "Karten"),
+    }
+    one, many = words[(family if family == "card" else "tile", "de" if lang == "de" else "en")]
+    return f"{count} {one if count == 1 else many}"
+
+
+def format_table(view: Any, you: int | None = None, lang: str = "en") -> str:
     """The public view as text: seats, pool, discards and numbered melds."""
+    de = lang == "de"
     lines = []
     for seat in view.seats:
         mark = ">" if seat.seat == view.current and view.status == "playing" else " "
-        who = " (you)" if seat.seat == you else ""
-        opened = ", opened" if seat.opened else ""
-        lines.append(f" {mark} {seat.name}{who}: {seat.pieces} pieces{opened}")
-    lines.append(f"   pool: {view.pool}")
+        who = (" (du)" if de else " (you)") if seat.seat == you else ""
+        opened = (", ausgelegt" if de else ", opened") if seat.opened else ""
+        pieces = count_pieces(seat.pieces, view.family, lang)
+        lines.append(f" {mark} {seat.name}{who}: {pieces}{opened}")
+    lines.append(f"   {'Vorrat' if de else 'pool'}: {view.pool}")
     if view.discards:
-        lines.append(f"   discards: {' '.join(view.discards)}")
+        lines.append(f"   {'Ablage' if de else 'discards'}: {' '.join(view.discards)}")
     if view.melds:
         for meld in view.melds:
-            claim = f"  [claim {view.seats[meld.claim].name}]" if meld.claim is not None else ""
+            claim = ""
+            if meld.claim is not None:
+                claim = f"  [claim {view.seats[meld.claim].name}]"
             lines.append(f"   {meld.number:>2}: {' '.join(meld.pieces)}{claim}")
     else:
-        lines.append("   (no melds on the table)")
+        lines.append(
+            "   (keine Kombinationen auf dem Tisch)" if de else "   (no melds on the table)"
+        )
     return "\n".join(lines)
 
 
@@ -103,11 +121,16 @@ class Console:
             return
         seats = self.service.seats(self.game_id)
         you = next((i for i, s in enumerate(seats) if s.player_id == YOU), None)
-        self.say(format_table(view, you))
+        self.say(format_table(view, you, self.lang))
 
     def show_rack(self) -> None:
         if self.game_id is not None:
-            self.say("Your rack: " + " ".join(self.service.rack(self.game_id, YOU)))
+            view = self.service.view(self.game_id)
+            cards = view is not None and view.family == "card"
+            label = "Deine Steine" if self.lang == "de" else "Your rack"
+            if cards:
+                label = "Deine Karten" if self.lang == "de" else "Your hand"
+            self.say(f"{label}: " + " ".join(self.service.rack(self.game_id, YOU)))
 
     def deliver(self, messages: list[Outgoing]) -> None:
         rack_shown = any(isinstance(m, PrivateRack) and m.to == YOU for m in messages)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.console import run_console
+from bot.console import count_pieces, run_console
 from engine.rules import PRESETS
 from tests.bot.conftest import CHANNEL_ID, PLAYER_ID
 from tests.bot.discord_helpers import make_bot, slash
@@ -75,3 +75,40 @@ async def test_console_help_points_to_docs_rules(lang: str, fragment: str) -> No
     text = out.getvalue()
     assert fragment in text and "docs/RULES.md" in text
     assert "';' or '|'" in text or "';' oder '|'" in text
+
+
+def test_counts_of_pieces_are_singular_or_plural_and_name_cards() -> None:
+    assert count_pieces(1, "tile") == "1 tile"
+    assert count_pieces(14, "tile") == "14 tiles"
+    assert count_pieces(1, "card") == "1 card"
+    assert count_pieces(0, "card") == "0 cards"
+    assert count_pieces(1, "tile", "de") == "1 Stein"
+    assert count_pieces(2, "card", "de") == "2 Karten"
+
+
+@pytest.mark.parametrize(
+    ("preset", "lang", "seat_line", "rack"),
+    [
+        ("romme", "en", "(you): 13 cards", "Your hand: "),
+        ("romme", "de", "(du): 13 Karten", "Deine Karten: "),
+        ("rummikub", "de", "(du): 14 Steine", "Deine Steine: "),
+    ],
+)
+async def test_console_table_speaks_of_cards_or_tiles(
+    preset: str, lang: str, seat_line: str, rack: str
+) -> None:
+    out = io.StringIO()
+    await run_console(
+        preset=preset,
+        bots=1,
+        seed=1,
+        level="easy",
+        pictures=False,
+        out_dir=None,
+        lang=lang,
+        stdin=io.StringIO("table\nrack\nquit\n"),
+        stdout=out,
+    )
+    text = out.getvalue()
+    assert seat_line in text and rack in text
+    assert " pieces" not in text
