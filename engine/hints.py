@@ -205,8 +205,9 @@ def _changed(game: TileGame) -> bool:
 
 
 class _Search:
-    """What one hint may still spend: at most :data:`SOLVE_LIMIT` solves, none after one ran
-    out of its budget (the table is too involved: the answer is then not exact)."""
+    """What one hint may still spend: at most :data:`SOLVE_LIMIT` solves (the plain plays come
+    first, swaps after), none after one ran out of its budget (the table is too involved: the
+    answer then says it is not exact)."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
@@ -218,7 +219,6 @@ class _Search:
         from .tiles import HELP_BUDGET
 
         if not self.exact or self.solves <= 0:
-            self.exact = False
             return None
         self.solves -= 1
         seat = self.seat
@@ -353,6 +353,8 @@ def _as_commands(game: TileGame, solution: Solution) -> list[tuple[str, ...]]:
 
 
 def _explicit(working: list[list[Face]], solution: Solution) -> tuple[str, ...] | None:
+    """``add`` for each working meld that the solution only extends, then one ``meld`` of the
+    new melds made of rack pieces alone; None when the solution rearranges the table."""
     target = [Counter(m) for m in solution.table]
     left = Counter(solution.placed)
     open_ = list(range(len(target)))
