@@ -182,10 +182,13 @@ _CORNER = {
     ),
 }
 
-# tile words in free-text parts of shared messages (commands.py usage and reasons), for cards
+# tile words in free-text parts of shared messages (commands.py usage and reasons), for cards;
+# German sentences also get German placeholders (PIECE -> KARTE)
+_GERMAN_PLACEHOLDERS = [(re.compile(r"\bPIECES\b"), "KARTEN"), (re.compile(r"\bPIECE\b"), "KARTE")]
 _TILE_WORDS = [
     (re.compile(p), w)
     for p, w in (
+        (r"(?<=discard )\[N\] ", ""),  # Stein's "discard N PIECE" (a table tile) is no card form
         (r"\bPIECES\b", "CARDS"),
         (r"\bPIECE\b", "CARD"),
         (r"\bpieces\b", "cards"),
@@ -205,11 +208,24 @@ _TILE_WORDS = [
 ]
 
 
-def card_words(text: str) -> str:
-    """A shared sentence about tiles, worded for cards (piece -> card, Stein -> Karte)."""
-    for pattern, word in _TILE_WORDS:
+def card_words(text: str, lang: str = "en") -> str:
+    """A shared sentence about tiles, worded for cards (piece -> card, Stein -> Karte; in German
+    the placeholder PIECE -> KARTE)."""
+    rules = _GERMAN_PLACEHOLDERS + _TILE_WORDS if lang == "de" else _TILE_WORDS
+    for pattern, word in rules:
         text = pattern.sub(word, text)
     return text
+
+
+def card_verbs(rules: RuleSet) -> str:
+    """The command words of this card game, for ``parse.command`` (no tile verbs)."""
+    verbs = ["draw", "pick", "meld", "add"]
+    if has_jokers(rules):
+        verbs.append("swap")
+    verbs += ["hint", "undo", "reset", "discard", "done"]
+    if rules.game == "romme" and (rules.variant_knocking or rules.variant_announce_ten):
+        verbs.append("knock")
+    return ", ".join(verbs)
 
 
 class CardRummyError(RummyError):
@@ -227,9 +243,13 @@ def card_error(exc: RummyError, rules: RuleSet) -> RummyError:
     if isinstance(exc, CardRummyError) or type(exc).catalogue is not MESSAGES:
         return exc
     params = dict(exc.params)
-    for key in ("why", "why_de", "reason", "reason_de"):
+    for key in ("why", "reason"):
         if isinstance(params.get(key), str):
+            params.setdefault(f"{key}_de", params[key])
             params[key] = card_words(params[key])
+            params[f"{key}_de"] = card_words(params[f"{key}_de"], "de")
+    if exc.code == "parse.command":
+        params["verbs"] = card_verbs(rules)
     if exc.code == "meld.run_wrap":
         params["corner"], params["corner_de"] = _CORNER.get(rules.run_mode, _CORNER["linear"])
     if exc.code == "meld.run_gap":
@@ -1372,6 +1392,13 @@ class CardGame(PieceGame):
 
     def _cmd_discard(self, seat: int, c: Command) -> list[Event]:
         self._require_turn_started()
+        if c.meld is not None or len(c.pieces) != 1:
+            raise RummyError(
+                "parse.arguments",
+                command="discard",
+                why="usage: discard CARD (one card from your hand)",
+                why_de="Form: discard KARTE (eine Karte aus deiner Hand)",
+            )
         card = c.pieces[0]
         picked = self.turn["picked"]
         rack = self.racks[seat]

@@ -235,6 +235,18 @@ def test_set_and_suit_words_and_the_corner_rule_of_each_game():
     assert "joker" not in card_validate(RUMMY, "5S 6S 8S")["reason"]
 
 
+def test_unknown_words_list_the_card_commands_and_usage_names_a_card():
+    for rules, swap in ((ROMME, True), (RUMMY, False)):
+        out = card_turn(rules, "", "5S 6S 7S", True, "foo 5S")["error"]
+        assert out["code"] == "parse.command"
+        assert "move" not in out["message"] and "claim" not in out["message"]
+        assert ("swap" in out["message"]) is swap
+    de = card_turn(ROMME, "", "5S 6S 7S", True, "discard", "de")["error"]["message"]
+    assert de.endswith("discard KARTE")
+    en = card_turn(ROMME, "", "5S 6S 7S", True, "discard", "en")["error"]["message"]
+    assert en.endswith("discard CARD")
+
+
 @pytest.mark.parametrize(
     "cards,en,de",
     [("QH", "QH does not fit", "QH passt nicht"), ("QH KH", "QH KH do not fit", "passen nicht")],
