@@ -88,30 +88,57 @@ def _meld_number(token: str, command: str) -> int:
     return int(token)
 
 
-def _need(words: list[str], count: int, command: str, usage: str) -> None:
+def _need(words: list[str], count: int, command: str, usage: tuple[str, str]) -> None:
     if len(words) < count:
-        raise _arg_error(command, f"usage: {usage}", f"Form: {usage}")
+        raise _usage(command, usage)
 
 
-USAGE = {
-    "pick": "pick PIECE",
-    "meld": "meld PIECES | PIECES ...",
-    "add": "add N PIECES",
-    "move": "move N PIECE > M|new",
-    "split": "split N PIECE",
+def _usage(command: str, usage: tuple[str, str]) -> RummyError:
+    return _arg_error(command, f"usage: {usage[0]}", f"Form: {usage[1]}")
+
+
+# placeholders per family and language: (piece, pieces) in the usage lines
+_PLACEHOLDERS = {
+    ("tile", "en"): ("PIECE", "PIECES"),
+    ("tile", "de"): ("STEIN", "STEINE"),
+    ("card", "en"): ("CARD", "CARDS"),
+    ("card", "de"): ("KARTE", "KARTEN"),
+}
+_USAGE = {
+    "pick": "pick {p}",
+    "meld": "meld {ps} | {ps} ...",
+    "add": "add N {ps}",
+    "move": "move N {ps} > M ({or_} > new)",
+    "split": "split N {p}",
     "join": "join N M",
-    "swap": "swap N PIECE",
-    "take": "take N PIECE",
+    "swap": "swap N {p}",
+    "take": "take N {p}",
     "claim": "claim N",
     "unclaim": "unclaim N",
-    "place": "place PIECES",
-    "discard": "discard [N] PIECE",
+    "place": "place {ps}",
+    "discard": "discard [N] {p}",
 }
+
+
+def usage(verb: str, family: Family = "tile") -> tuple[str, str]:
+    """How ``verb`` is typed, in English and German, with the family's word for a piece."""
+    template = _USAGE.get(verb, verb)
+    out = []
+    for lang, or_ in (("en", "or"), ("de", "oder")):
+        p, ps = _PLACEHOLDERS[(family, lang)]
+        out.append(template.format(p=p, ps=ps, or_=or_))
+    return out[0], out[1]
+
+
+def _exactly_one(verb: str, family: Family) -> RummyError:
+    if family == "card":
+        return _arg_error(verb, "name exactly one card", "genau eine Karte nennen")
+    return _arg_error(verb, "name exactly one piece", "genau einen Stein nennen")
 
 
 def _build(seg: _Segment, family: Family) -> Command:
     verb, words, text = seg.verb, seg.words, seg.rest
-    usage = USAGE.get(verb, verb)
+    usage_ = usage(verb, family)
     if verb in ("draw", "hint", "undo", "reset", "done", "knock"):
         if words:
             raise _arg_error(
@@ -121,38 +148,38 @@ def _build(seg: _Segment, family: Family) -> Command:
     if verb in ("pick", "discard"):
         if verb == "pick" and not words:
             return Command("pick")
-        _need(words, 1, verb, usage)
+        _need(words, 1, verb, usage_)
         meld = None
         if verb == "discard" and family == "tile" and len(words) == 2 and words[0].isdigit():
             # discard N PIECE: the last tile to go out, taken from table meld N (Stein, RULES.md)
             meld, text = _meld_number(words[0], verb), words[1]
         pieces = tuple(parse_faces(text, family))
         if len(pieces) != 1:
-            raise _arg_error(verb, "name exactly one piece", "genau einen Stein nennen")
+            raise _exactly_one(verb, family)
         return Command(verb, meld=meld, pieces=pieces)
     if verb == "meld":
         melds = [tuple(m) for m in parse_melds("|".join([text, *seg.extra_melds]), family)]
         if not melds:
-            raise _arg_error(verb, f"usage: {usage}", f"Form: {usage}")
+            raise _usage(verb, usage_)
         return Command("meld", melds=tuple(melds))
     if verb in ("claim", "unclaim"):
-        _need(words, 1, verb, usage)
+        _need(words, 1, verb, usage_)
         if len(words) > 1:
             raise _arg_error(
                 verb, f'"{words[1]}" is not expected here', f'"{words[1]}" passt hier nicht'
             )
         return Command(verb, meld=_meld_number(words[0], verb))
     if verb == "place":
-        _need(words, 1, verb, usage)
+        _need(words, 1, verb, usage_)
         return Command(verb, pieces=tuple(parse_faces(text, family)))
     if verb == "join":
-        _need(words, 2, verb, usage)
+        _need(words, 2, verb, usage_)
         if len(words) > 2:
-            raise _arg_error(verb, f"usage: {usage}", f"Form: {usage}")
+            raise _usage(verb, usage_)
         return Command(verb, meld=_meld_number(words[0], verb), target=_meld_number(words[1], verb))
     if verb == "move":
         # move N PIECE [PIECE...] > M|new   ('>' may be left out before the last word)
-        _need(words, 3, verb, usage)
+        _need(words, 3, verb, usage_)
         meld = _meld_number(words[0], verb)
         body = words[1:]
         if ">" in body:
@@ -161,17 +188,17 @@ def _build(seg: _Segment, family: Family) -> Command:
         else:
             piece_words, target_words = body[:-1], body[-1:]
         if len(target_words) != 1 or not piece_words:
-            raise _arg_error(verb, f"usage: {usage}", f"Form: {usage}")
+            raise _usage(verb, usage_)
         target_word = target_words[0].lower()
         target: Target = "new" if target_word in ("new", "neu") else _meld_number(target_word, verb)
         pieces = tuple(parse_faces(" ".join(piece_words), family))
         return Command(verb, meld=meld, pieces=pieces, target=target)
     # add, split, swap, take: N PIECES
-    _need(words, 2, verb, usage)
+    _need(words, 2, verb, usage_)
     meld = _meld_number(words[0], verb)
     pieces = tuple(parse_faces(" ".join(words[1:]), family))
     if verb in ("split", "take") and len(pieces) != 1:
-        raise _arg_error(verb, "name exactly one piece", "genau einen Stein nennen")
+        raise _exactly_one(verb, family)
     return Command(verb, meld=meld, pieces=pieces)
 
 

@@ -318,3 +318,25 @@ def test_the_same_turn_with_or_without_spaces_in_a_game():
         g.apply(0, text)
         results.add(g.to_json())
     assert len(results) == 1
+
+
+@pytest.mark.parametrize(
+    ("family", "text", "en", "de"),
+    [
+        ("tile", "discard R5 R6", '"discard": name exactly one piece', "genau einen Stein nennen"),
+        ("card", "discard 5H 6H", '"discard": name exactly one card', "genau eine Karte nennen"),
+        ("tile", "add 1", "usage: add N PIECES", "Form: add N STEINE"),
+        ("card", "add 1", "usage: add N CARDS", "Form: add N KARTEN"),
+        ("card", "swap 1", "usage: swap N CARD", "Form: swap N KARTE"),
+        ("tile", "move 1 R5", "usage: move N PIECES > M (or > new)", "move N STEINE > M (oder"),
+    ],
+)
+def test_argument_errors_speak_of_the_family_in_both_languages(family, text, en, de):
+    with pytest.raises(RummyError) as info:
+        parse_commands(text, family)
+    assert info.value.code == "parse.arguments"
+    assert en in info.value.message("en")
+    assert de in info.value.message("de")
+    if family == "card":
+        assert "piece" not in info.value.message("en").lower()
+        assert "Stein" not in info.value.message("de")
