@@ -813,22 +813,25 @@ class CardGame(PieceGame):
         if not self.turn["drawn"]:
             raise RummyError("cards.draw_first")
 
+    _UNDONE = ("opening_value", "melded", "table_used", "table_command")
+    """What a table play changes in ``turn`` besides the hand and the table (undo restores it)."""
+
     def _snapshot(self, seat: int) -> None:
-        self.turn["history"].append(
-            {
-                "rack": list(self.racks[seat]),
-                "table": [m.to_list() for m in self.table],
-                "opening_value": self.turn["opening_value"],
-                "melded": self.turn["melded"],
-                "table_used": self.turn["table_used"],
-            }
-        )
+        """Everything a table play (meld, add, swap) changes, for ``undo`` / ``reset``: the hand,
+        the table, the turn's opening bookkeeping and the last public event."""
+        snap = {"rack": list(self.racks[seat]), "table": [m.to_list() for m in self.table]}
+        snap.update({key: self.turn[key] for key in self._UNDONE})
+        snap["last_event"] = self.last_event
+        self.turn["history"].append(snap)
 
     def _restore(self, seat: int, snap: dict[str, Any]) -> None:
+        """Back to a snapshot: ``undo`` right after a play gives the game exactly as before it
+        (docs/CARDS.md)."""
         self.racks[seat] = list(snap["rack"])
         self.table = [TableMeld.from_list(m) for m in snap["table"]]
-        for key in ("opening_value", "melded", "table_used"):
-            self.turn[key] = snap[key]
+        for key in self._UNDONE:
+            self.turn[key] = snap.get(key, self.turn[key])
+        self.last_event = snap.get("last_event", self.last_event)
 
     # ------------------------------------------------------------------ parsing
 
@@ -1348,8 +1351,8 @@ class CardGame(PieceGame):
         if not history:
             raise RummyError("turn.nothing_to_undo")
         self._restore(seat, history.pop())
-        return [
-            self._event(
+        return [  # the table shows the change; last_event stays as before the play
+            Event(
                 "undo",
                 seat,
                 f"{self._name(seat)} takes a play back.",
@@ -1363,8 +1366,8 @@ class CardGame(PieceGame):
             raise RummyError("turn.nothing_to_undo")
         self._restore(seat, history[0])
         self.turn["history"] = []
-        return [
-            self._event(
+        return [  # as undo: the game is as before the turn's first table play
+            Event(
                 "reset",
                 seat,
                 f"{self._name(seat)} takes this turn's plays back.",

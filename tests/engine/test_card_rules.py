@@ -518,3 +518,37 @@ def test_best_card_plan_plays_as_many_cards_as_brute_force(hand, table, rules):
     )
     assert plan is not None
     assert plan.removed == _brute_force_removed(g, faces, keep_one)
+
+
+# ---------------------------------------------------------------- undo takes back exactly one play
+
+
+@pytest.mark.parametrize(
+    "rules,opened,plays",
+    [
+        (ROMME, True, ["add 1 8S"]),
+        (ROMME, True, ["meld 8S 9S 10S"]),
+        (ROMME, True, ["swap 2 QS"]),
+        (ROMME, False, ["meld 8S 9S 10S JS", "add 1 4S"]),
+        (ROMME, True, ["swap 2 QS", "meld 8S 9S 10S *", "add 1 4S"]),
+        (RUMMY, False, ["add 1 8S", "meld 9S 10S JS"]),
+    ],
+)
+def test_undo_right_after_a_play_restores_the_game_exactly(rules, opened, plays):
+    """The stateful invariant of issue 13: ``undo`` right after an accepted command gives the
+    JSON from before it (hand, table, the turn's bookkeeping, the last public event), and
+    ``reset`` the JSON from before the turn's first play."""
+    table = "5S 6S 7S | QH QD *" if has_jokers(rules) else "5S 6S 7S | QH QD QC"
+    g = pos(rules, table, "4S 8S 9S 10S JS QS 2D", opened=(opened, True))
+    start = g.to_json()
+    states = []
+    for play in plays:
+        states.append(g.to_json())
+        g.apply(0, play)
+        after = g.to_json()
+        g.apply(0, "undo")
+        assert g.to_json() == states[-1], play
+        g.apply(0, play)
+        assert g.to_json() == after
+    g.apply(0, "reset")
+    assert g.to_json() == start
