@@ -1,1 +1,1 @@
-"""The rules engine: pure Python, synchronous, no I/O (see ../shared/RULES.md)."""
+"""The rules engine: pure Python, synchronous, no I/O (see docs/RULES.md)."""

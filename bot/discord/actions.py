@@ -187,8 +187,11 @@ class Actions:
         if game_id is None:
             return []
         pieces = self.service.rack(game_id, pid)
-        head, _, last = current.rpartition(" ")
-        prefix = f"{head} " if head else ""
+        # the last word starts after the last space or separator (";", "|", ",", new line)
+        cut = max(current.rfind(sep) for sep in (" ", ";", "|", ",", "\n")) + 1
+        prefix, last = current[:cut], current[cut:]
+        if prefix and not prefix[-1].isspace():
+            prefix += " "
         seen: list[str] = []
         for piece in pieces:
             if piece.upper().startswith(last.upper()) and piece not in seen:

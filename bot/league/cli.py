@@ -109,14 +109,16 @@ def main(argv: list[str] | None = None) -> int:
 # --------------------------------------------------------------------------- plumbing
 
 
-def _open_store(db: str, *, must_exist: bool) -> Any:
+def _open_store(db: str, *, must_exist: bool, readonly: bool = False) -> Any:
+    """The store at ``db``. A report (``readonly``) reads without taking the database's owner
+    lease, so it works while the bot runs on that file; a writer is refused then (one owner)."""
     from bot.store import SqliteStore, open_store
 
     if "://" in db:
-        return open_store(db)
+        return open_store(db, readonly=readonly, create=not must_exist)
     if must_exist and not Path(db).is_file():
         raise UsageError(f"no database at {db}")
-    return SqliteStore(db)
+    return SqliteStore(db, readonly=readonly, create=not must_exist)
 
 
 def _dump(data: Any) -> str:
@@ -146,7 +148,7 @@ async def ladder_data(
     """The ``ladder --json`` document."""
     from bot.league.service import League
 
-    store = _open_store(db, must_exist=True)
+    store = _open_store(db, must_exist=True, readonly=True)
     await store.open()
     try:
         league = await League(store).open()
@@ -342,7 +344,7 @@ def _simulate(args: argparse.Namespace) -> int:
 async def show_data(db: str, guild: str, tournament_id: str) -> dict[str, Any]:
     from bot.league.service import League
 
-    store = _open_store(db, must_exist=True)
+    store = _open_store(db, must_exist=True, readonly=True)
     await store.open()
     try:
         league = await League(store).open()

@@ -157,3 +157,23 @@ def test_register_wires_into_a_parent_parser(tmp_path: Path, capsys):
     assert run(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["rounds"][0]["tables"]) == 1
+
+
+def test_ladder_report_while_the_bot_owns_the_database(tmp_path: Path, capsys):
+    """``ladder`` and ``tournament show`` read without the owner lease (issue 14: one owner per
+    database), so an organiser can look while the bot runs; a second writer is refused."""
+    db = tmp_path / "ladder.sqlite3"
+    asyncio.run(play_games(db, [("a1", "club", 3, 1)]))
+
+    async def with_owner() -> tuple[int, str]:
+        owner = SqliteStore(db)
+        await owner.open()
+        try:
+            code = await asyncio.to_thread(main, ["ladder", "--db", str(db), "--json"])
+            return code, capsys.readouterr().out
+        finally:
+            await owner.close()
+
+    code, out = asyncio.run(with_owner())
+    assert code == 0
+    assert len(json.loads(out)["standings"]) == 3
