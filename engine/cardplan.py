@@ -537,15 +537,34 @@ def _plans(game: CardGame, seat: int) -> list[tuple[list[str], str, str]]:
     hand = game.faces(game.racks[seat])
     if plan is not None:
         commands = plan.commands()
+        lead, lead_de = _opening_words(game, plan)
         if not plan.left:
-            out.append((commands, "You go out.", "Du machst aus."))
+            out.append((commands, lead + "You go out.", lead_de + "Du machst aus."))
         else:
             card, why, why_de = _discard_choice(game, list(plan.left))
-            out.append(([*commands, f"discard {card}"], why, why_de))
+            out.append(([*commands, f"discard {card}"], lead + why, lead_de + why_de))
     if hand:
         card, why, why_de = _discard_choice(game, hand)
         out.append(([f"discard {card}"], why, why_de))
     return out
+
+
+def _opening_words(game: CardGame, plan: CardPlan) -> tuple[str, str]:
+    """What the plan means for Rommé's opening (RULES.md ``romme`` "Opening", "Hand-Rommé")."""
+    t = game.turn
+    if game.rules.game != "romme" or t["opened_at_start"] or not (plan.melds or plan.layoffs):
+        return "", ""
+    if len(plan.left) <= 1:
+        return (
+            "Hand-Rommé: all your cards in one turn, the others' penalties double. ",
+            "Hand-Rommé: alle Karten in einem Zug, die Strafpunkte der anderen verdoppeln sich. ",
+        )
+    value = plan.meld_value + (t["opening_value"] if t["melded"] else 0)
+    minimum = game.rules.opening_minimum
+    return (
+        f"This opens with {value} points ({minimum} needed). ",
+        f"Damit legst du mit {value} Punkten heraus ({minimum} nötig). ",
+    )
 
 
 def _discard_choice(game: CardGame, left: list[Face]) -> tuple[Face, str, str]:

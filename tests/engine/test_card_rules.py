@@ -327,12 +327,17 @@ def test_hint_in_romme_respects_the_opening_minimum():
     assert command.startswith("meld") and re.search(r"Q[CHS] Q[CHS] Q[CHS]", command)
     g.apply(0, command)
     assert g.opened[0]
+    g = pos(ROMME, "", "QC QH QS 5S 6S 7S KD 2C", opened=(False, True))
+    command, text, text_de = hint(g)
+    assert "opens with 48 points (40 needed)" in text and "48 Punkten" in text_de
+    g.apply(0, command)
+    assert g.opened[0] and g.current == 1
 
 
 def test_hint_finds_a_hand_romme_and_rummy_going_out():
     g = pos(ROMME, "QH QS QD", "QC 5S 6S 7S 2C", opened=(False, True))
-    command = hint(g)[0]
-    assert command == "meld 5S 6S 7S; add 1 QC; discard 2C"
+    command, text, _ = hint(g)
+    assert command == "meld 5S 6S 7S; add 1 QC; discard 2C" and "Hand-Rommé" in text
     g.apply(0, command)
     assert g.result.details["hand_romme"] is True
     g = pos(RUMMY, "QH QS QD", "QC 5S 6S 7S", opened=(False, False))
