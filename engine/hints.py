@@ -111,7 +111,12 @@ def _event(game: TileGame, seat: int, option: Option, exact: bool) -> Event:
             f"more {tiles}",
             ("weiterer" if placed == 1 else "weitere") + f" {tiles_de}",
         )
-    if placed <= 0:
+    if placed <= 0 and not exact:
+        en, de = "No move found that places a tile", "Kein Zug gefunden, der einen Stein legt"
+        if option.reset:
+            en += "; take back your changes first"
+            de += "; nimm zuerst deine Änderungen zurück"
+    elif placed <= 0:
         if option.reset:
             en = "No move places a tile; take back your changes first"
             de = "Kein Zug legt einen Stein; nimm zuerst deine Änderungen zurück"

@@ -229,8 +229,9 @@ def test_hint_still_gives_an_accepted_move_when_the_solver_runs_out_of_time(monk
     forget_recent()
     assert event.text.startswith("The table is too involved for an exact answer right now.")
     assert event.text_de.startswith("Der Tisch ist gerade zu verzwickt")
+    assert "A good move (6 tiles)" in event.text  # a simple legal turn, not the exact best
     g.apply(0, command)
-    assert g.current == 1
+    assert g.current == 1 and hand(g, 0) == ["Y9"]
 
 
 def test_hint_in_stein_plus_claims_the_group_of_four_it_forms():
