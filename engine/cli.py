@@ -137,9 +137,23 @@ def cmd_turn(args: argparse.Namespace) -> int:
     if rules.family == "card":
         from .cards_cli import card_turn
 
+        if args.discards:
+            print(
+                _say(
+                    lang,
+                    "rummy turn: --discards is for tile games; a card position starts with "
+                    "an empty discard pile",
+                    "rummy turn: --discards gibt es für Steinspiele; eine Kartenstellung "
+                    "beginnt mit leerer Ablage",
+                ),
+                file=sys.stderr,
+            )
+            return 2
         data = card_turn(rules, args.table, args.hand, args.opened, args.commands, lang)
     else:
-        data = tile_turn(rules, args.table, args.hand, args.opened, args.commands, lang)
+        data = tile_turn(
+            rules, args.table, args.hand, args.opened, args.commands, lang, args.discards
+        )
     if args.json:
         print(json.dumps(data, ensure_ascii=False))
     elif data["ok"]:
@@ -164,16 +178,24 @@ def unfinished(rules: RuleSet, lang: str = "en") -> dict[str, str]:
 
 
 def tile_turn(
-    rules: RuleSet, table: str, hand: str, opened: bool, commands: str, lang: str = "en"
+    rules: RuleSet,
+    table: str,
+    hand: str,
+    opened: bool,
+    commands: str,
+    lang: str = "en",
+    discards: str = "",
 ) -> dict[str, Any]:
     """Play one tile turn from a position (the contract of ``rummy turn --json``). The mover has
-    made the turn's draws unless the commands begin with ``draw`` or ``pick``."""
+    made the turn's draws unless the commands begin with ``draw`` or ``pick``; ``discards`` is
+    the discard stock, bottom to top (Stein's ``pick``)."""
     try:
         game = TileGame.position(
             rules,
             table,
             [hand],
             opened=[opened],
+            discards=discards,
             draws_done=first_verb(commands) not in ("draw", "pick"),
         )
         game.apply(0, commands)
@@ -254,6 +276,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--table", default="", help='melds, e.g. "R5 R6 R7 | B9 Y9 K9"')
     p.add_argument("--hand", required=True, help="the mover's pieces")
     p.add_argument("--opened", action="store_true", help="the mover has already opened")
+    p.add_argument("--discards", default="", help="tile games: the discard stock, bottom to top")
     p.add_argument("commands", help='commands separated by ";" or new lines')
     p.set_defaults(func=cmd_turn)
 

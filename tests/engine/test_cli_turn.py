@@ -214,3 +214,18 @@ def test_card_turn_errors_follow_lang(capsys, rules):
     assert data["error"]["message"].startswith('"discard" ist ein Befehlswort')
     code, data = turn_json(capsys, *argv, "--lang", "de", "meld 9C 9H 9S|discard 3D")
     assert code == 0 and data["hand"] == []
+
+
+def test_stein_pick_from_the_discard_stock(capsys):
+    argv = ["--rules", "stein", "--hand", "R1 R2", "--discards", "B4 K9"]
+    code, data = turn_json(capsys, *argv, "draw;pick B4;discard B4")
+    assert code == 0 and len(data["hand"]) == 3
+    code, data = turn_json(capsys, *argv, "--lang", "de", "draw|pick B4|pick K9")
+    assert code == 1 and data["error"]["code"] == "turn.one_pick"
+    assert "Alt-Bestand" in data["error"]["message"]
+
+
+def test_discards_are_for_tile_positions(capsys):
+    argv = ["turn", "--rules", "romme", "--hand", "9C 9H 9S 3D", "--discards", "5H"]
+    assert main([*argv, "discard 3D"]) == 2
+    assert "--discards" in capsys.readouterr().err
