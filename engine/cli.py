@@ -1,8 +1,13 @@
 """Engine sub-commands of the `rummy` tool: ``validate``, ``turn`` and ``score`` (a contract).
 
+Every sub-command takes ``--lang en|de``: every message, and the text output, in that language.
+
 - ``rummy validate --rules PRESET [--json] "MELD"``
-  -> ``{"valid": bool, "kind": "group"|"run"|null, "value": int|null, "reason": str|null}``
-- ``rummy turn --rules PRESET --table "MELDS" --hand "PIECES" [--opened] [--json] "COMMANDS"``
+  -> ``{"valid": bool, "kind": "group"|"run"|null, "value": int|null, "reason": str|null}``;
+  several melds (separated by ``|``, ``;`` or new lines) add ``"melds"``: one such dict each.
+  Exit 0 valid, 1 invalid.
+- ``rummy turn --rules PRESET --table "MELDS" --hand "PIECES" [--discards "PIECES"] [--opened]
+  [--json] "COMMANDS"`` (commands separated by ``;``, ``|`` or new lines, spaces optional)
   -> ``{"ok": bool, "table": [[...]], "hand": [...], "error": {"code", "message"}|null}``;
   exit 0 accepted, 1 rejected, 2 usage error.
 - ``rummy score --rules PRESET --left "PIECES" ... [--claims 1,0,..] [--first-round] [--json]``
@@ -277,7 +282,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hand", required=True, help="the mover's pieces")
     p.add_argument("--opened", action="store_true", help="the mover has already opened")
     p.add_argument("--discards", default="", help="tile games: the discard stock, bottom to top")
-    p.add_argument("commands", help='commands separated by ";" or new lines')
+    p.add_argument("commands", help='commands separated by ";", "|" or new lines')
     p.set_defaults(func=cmd_turn)
 
     p = sub.add_parser("score", help="score a finished game")
