@@ -252,7 +252,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"rummy score: {exc.message(args.lang)}", file=sys.stderr)
         return 1
     except ValueError:
-        print("rummy score: --claims takes whole numbers, e.g. 1,0,0", file=sys.stderr)
+        print(
+            _say(
+                args.lang,
+                "rummy score: --claims takes whole numbers, e.g. 1,0,0",
+                "rummy score: --claims nimmt ganze Zahlen, z. B. 1,0,0",
+            ),
+            file=sys.stderr,
+        )
         return 2
     data = {"points": [number(p) for p in points]}
     emit(data, args.json, " ".join(str(p) for p in data["points"]))

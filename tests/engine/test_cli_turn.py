@@ -229,3 +229,13 @@ def test_discards_are_for_tile_positions(capsys):
     argv = ["turn", "--rules", "romme", "--hand", "9C 9H 9S 3D", "--discards", "5H"]
     assert main([*argv, "discard 3D"]) == 2
     assert "--discards" in capsys.readouterr().err
+
+
+def test_score_errors_follow_lang(capsys):
+    argv = ["score", "--rules", "stein_plus", "--left", "", "--left", "R1", "--left", "R2 R3"]
+    assert main([*argv, "--claims", "1,x,0", "--lang", "de"]) == 2
+    assert "ganze Zahlen" in capsys.readouterr().err
+    assert main([*argv, "--left", "", "--lang", "de"]) == 1
+    assert "nur eine Person" in capsys.readouterr().err
+    assert main([*argv, "--claims", "1,0,0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"points": [5, 3, 2]}  # SMP 4/3/2 + a claim
