@@ -150,42 +150,56 @@ def _draws_first(game: TileGame, seat: int) -> Event:
     if len(plain) < need and may_pick:
         top = game.deck[game.discards[-1]]
         plain.append(f"pick {top}")
-    choices: list[tuple[list[str], Face | None]] = []
-    useful = _useful_discard(game) if may_pick else None
+    choices: list[tuple[list[str], tuple[Face, str] | None]] = []
+    useful = _useful_discard(game, seat) if may_pick else None
     if useful is not None:
-        choices.append(([f"pick {useful}", *["draw"] * min(need - 1, len(game.pool))], useful))
+        draws = ["draw"] * min(need - 1, len(game.pool))
+        choices.append(([f"pick {useful[0]}", *draws], useful))
     choices.append((plain, None))
-    for commands, face in choices:
+    for commands, why in choices:
         text = "; ".join(commands)
         after = accepted(game, seat, text)
         if after is None or not after.draws_complete():
             continue
-        if face is None:
-            en, de = "Draw first", "Zuerst ziehen"
-        else:
-            en = f"Draw first; {face} from the discard stock makes a meld with your tiles"
-            de = f"Zuerst ziehen; {face} aus dem Alt-Bestand ergibt eine Kombination mit deinen Steinen"
+        en, de = "Draw first", "Zuerst ziehen"
+        if why is not None and why[1] == "meld":
+            en += f"; {why[0]} from the discard stock makes a meld with your tiles"
+            de += f"; {why[0]} aus dem Alt-Bestand ergibt eine Kombination mit deinen Steinen"
+        elif why is not None:
+            en += f"; {why[0]} from the discard stock fits a meld on the table"
+            de += f"; {why[0]} aus dem Alt-Bestand passt an eine Kombination auf dem Tisch"
         return Event("hint", seat, f"{en}: {text}", f"{de}: {text}", private=True)
     raise RummyError(  # pragma: no cover - draws_complete() is false only while a draw exists
         "turn.draw_first", drawn=t.drawn + t.picked, need=game.rules.draws_per_turn
     )
 
 
-def _useful_discard(game: TileGame) -> Face | None:
-    """A visible discard that makes a meld with the rack which the rack alone cannot make (the
-    longest such meld wins); only the top one when the preset allows no other."""
+def _useful_discard(game: TileGame, seat: int) -> tuple[Face, str] | None:
+    """A visible discard worth picking, and why: it makes a meld with the rack which the rack
+    alone cannot make (``"meld"``, the longest such meld first), else - once opened - it fits
+    a table meld the player may touch (``"table"``). Only the top one when the preset allows
+    no other."""
     spec = game.rules.meld_spec
     rack = game.faces(game.turn.rack)
     have = Counter(rack)
     stock = game.discards if game.rules.pick_any_discard else game.discards[-1:]
+    faces = sorted({game.deck[i] for i in stock}, key=str)
     best: tuple[int, str, Face] | None = None
-    for face in {game.deck[i] for i in stock}:
+    for face in faces:
         for meld in candidate_melds([*rack, face], spec):
             if face in meld and Counter(meld) - have:
                 key = (-len(meld), str(face), face)
                 if best is None or key[:2] < best[:2]:
                     best = key
-    return best[2] if best else None
+    if best is not None:
+        return best[2], "meld"
+    if not game.opened[seat]:
+        return None
+    table = [game.faces(m.ids) for m in game.turn.table if m.claim is None or m.claim == seat]
+    for face in faces:
+        if not face.is_joker and any(readings([*meld, face], spec) for meld in table):
+            return face, "table"
+    return None
 
 
 # ------------------------------------------------------------------------------- candidates

@@ -147,6 +147,12 @@ def test_hint_before_the_draws_picks_a_discard_that_makes_a_meld():
     assert g.draws_complete() and "Y3" in hand(g)
     g2 = game("stein", "R4 R5 R6", "Y1 Y2 K9 B3", draws_done=False, discards="B7 K12")
     assert _hint(g2)[1] == "draw; draw"
+    g3 = game("stein", "R4 R5 R6", "Y1 Y2 K9 B3", draws_done=False, discards="R7 K12")
+    event, command = _hint(g3)  # R7 fits the table's run: worth more than an unknown tile
+    assert command == "pick R7; draw" and "R7 from the discard stock fits a meld" in event.text
+    assert "R7 aus dem Alt-Bestand passt an eine Kombination" in event.text_de
+    g4 = game("stein", "R4 R5 R6", "Y1 Y2", "K1", opened=(False,), draws_done=False, discards="R7")
+    assert _hint(g4)[1] == "draw; draw"  # before opening the table is out of reach
 
 
 def test_hint_after_table_changes_takes_them_back_before_drawing():
