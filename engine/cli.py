@@ -21,8 +21,10 @@ import json
 import sys
 from typing import Any
 
-from .commands import first_verb
+from .commands import first_verb, parse_commands
 from .errors import RummyError
+from .game import Event
+from .hints import hint_command
 from .melds import analyse
 from .pieces import format_faces, parse_faces, split_melds
 from .rules import PRESETS, RuleSet, preset
@@ -157,7 +159,14 @@ def cmd_turn(args: argparse.Namespace) -> int:
         data = card_turn(rules, args.table, args.hand, args.opened, args.commands, lang)
     else:
         data = tile_turn(
-            rules, args.table, args.hand, args.opened, args.commands, lang, args.discards
+            rules,
+            args.table,
+            args.hand,
+            args.opened,
+            args.commands,
+            lang,
+            args.discards,
+            args.before_draws,
         )
     if args.json:
         print(json.dumps(data, ensure_ascii=False))
@@ -165,6 +174,8 @@ def cmd_turn(args: argparse.Namespace) -> int:
         print(_say(lang, "accepted", "angenommen"))
         print(_say(lang, "table: ", "Tisch: ") + " | ".join(" ".join(m) for m in data["table"]))
         print(_say(lang, "hand:  ", "Hand:  ") + " ".join(data["hand"]))
+        if data.get("hint"):
+            print(_say(lang, "hint:  ", "Tipp:  ") + data["hint"])
     else:
         error = data["error"]
         print(_say(lang, "rejected: ", "abgelehnt: ") + f"{error['message']} [{error['code']}]")
@@ -190,10 +201,14 @@ def tile_turn(
     commands: str,
     lang: str = "en",
     discards: str = "",
+    before_draws: bool = False,
 ) -> dict[str, Any]:
     """Play one tile turn from a position (the contract of ``rummy turn --json``). The mover has
-    made the turn's draws unless the commands begin with ``draw`` or ``pick``; ``discards`` is
-    the discard stock, bottom to top (Stein's ``pick``)."""
+    made the turn's draws unless the commands begin with ``draw`` or ``pick`` or
+    ``before_draws`` is set; ``discards`` is the discard stock, bottom to top (Stein's ``pick``).
+
+    The turn must end, unless the last command is ``hint``: then the answer is accepted with the
+    working table and rack, ``"hint"`` (the sentence) and ``"command"`` (what to type)."""
     try:
         game = TileGame.position(
             rules,
@@ -201,19 +216,36 @@ def tile_turn(
             [hand],
             opened=[opened],
             discards=discards,
-            draws_done=first_verb(commands) not in ("draw", "pick"),
+            draws_done=not before_draws and first_verb(commands) not in ("draw", "pick"),
         )
-        game.apply(0, commands)
+        events = game.apply(0, commands)
     except RummyError as exc:
         return {"ok": False, "table": None, "hand": None, "error": exc.to_dict(lang)}
     if game.current == 0 and game.status == "playing":
-        return {"ok": False, "table": None, "hand": None, "error": unfinished(rules, lang)}
+        hint = _trailing_hint(commands, events)
+        if hint is None:
+            return {"ok": False, "table": None, "hand": None, "error": unfinished(rules, lang)}
+        return {
+            "ok": True,
+            "table": [[str(f) for f in meld] for meld in game.table_faces(working=True)],
+            "hand": [str(f) for f in game.faces(game.rack_ids(0))],
+            "error": None,
+            "hint": hint.message(lang),
+            "command": hint_command(hint),
+        }
     return {
         "ok": True,
         "table": [[str(f) for f in meld] for meld in game.table_faces()],
         "hand": [str(f) for f in game.faces(game.racks[0])],
         "error": None,
     }
+
+
+def _trailing_hint(commands: str, events: list[Event]) -> Event | None:
+    """The hint event, when the message ends with ``hint``."""
+    if parse_commands(commands)[-1].verb != "hint":
+        return None
+    return next((e for e in reversed(events) if e.kind == "hint"), None)
 
 
 # ---------------------------------------------------------------------- score
@@ -289,6 +321,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hand", required=True, help="the mover's pieces")
     p.add_argument("--opened", action="store_true", help="the mover has already opened")
     p.add_argument("--discards", default="", help="tile games: the discard stock, bottom to top")
+    p.add_argument(
+        "--before-draws",
+        action="store_true",
+        help="Stein: the mover has not drawn yet (also when the commands do not begin with a draw)",
+    )
     p.add_argument("commands", help='commands separated by ";", "|" or new lines')
     p.set_defaults(func=cmd_turn)
 

@@ -239,3 +239,51 @@ def test_score_errors_follow_lang(capsys):
     assert "nur eine Person" in capsys.readouterr().err
     assert main([*argv, "--claims", "1,0,0", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"points": [5, 3, 2]}  # SMP 4/3/2 + a claim
+
+
+# ---------------------------------------------------------------------- hint through rummy turn
+
+HINT_POSITIONS = [
+    ("rummikub", "", "R10 R11 R12 B5", True),
+    ("rummikub", "", "R10 R11 R12 B5", False),
+    ("rummikub", "R4 R5 R6 | B9 Y9 K9", "R7 R3 K1", True),
+    ("rummikub", "R4 J R6", "R5 B7 B8 B9", True),
+    ("stein", "", "R10 R11 R12 B5", False),
+    ("stein", "R4 R5 R6", "R7 B1 B2 B3 K9", True),
+    ("stein_plus", "B9 Y9 K9", "R9 R1 R2 R3 K5", True),
+]
+
+
+@pytest.mark.parametrize(("rules", "table", "hand", "opened"), HINT_POSITIONS)
+def test_a_hint_typed_back_through_rummy_turn_is_accepted(capsys, rules, table, hand, opened):
+    argv = ["--rules", rules, "--table", table, "--hand", hand] + (["--opened"] if opened else [])
+    code, data = turn_json(capsys, *argv, "hint")
+    assert code == 0 and data["ok"] is True, data
+    assert data["command"] and data["hint"].endswith(data["command"])
+    code, played = turn_json(capsys, *argv, data["command"])
+    assert code == 0, (data["command"], played)
+    assert played["ok"] is True
+
+
+def test_stein_hint_before_the_draws(capsys):
+    argv = ["--rules", "stein", "--hand", "R10 R11 R12 B5", "--before-draws"]
+    code, data = turn_json(capsys, *argv, "--lang", "de", "hint")
+    assert code == 0 and data["command"] == "draw; draw"
+    assert data["hint"].startswith("Zuerst ziehen")
+    code, data = turn_json(capsys, *argv, "reset; draw")
+    assert code == 1 and data["error"]["code"] == "turn.unfinished"  # drew one, not two
+
+
+def test_a_hint_after_changes_shows_the_working_table(capsys):
+    argv = ["--rules", "rummikub", "--table", "R4 R5 R6", "--hand", "R7 B1", "--opened"]
+    code, data = turn_json(capsys, *argv, "add 1 R7; hint")
+    assert code == 0
+    assert data["table"] == [["R4", "R5", "R6", "R7"]] and data["hand"] == ["B1"]
+    code, played = turn_json(capsys, *argv, "add 1 R7; " + data["command"])
+    assert code == 0 and played["ok"] is True
+
+
+def test_a_hint_in_the_middle_does_not_end_the_turn(capsys):
+    argv = ["--rules", "rummikub", "--hand", "R10 R11 R12 B5"]
+    code, data = turn_json(capsys, *argv, "hint; meld R10 R11 R12")
+    assert code == 1 and data["error"]["code"] == "turn.unfinished"
