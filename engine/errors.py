@@ -76,6 +76,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{piece} is not in your rack.",
         "{piece} ist nicht auf deiner Bank.",
     ),
+    "piece.not_on_table": (
+        "{piece} is neither in your hand nor on the table.",
+        "{piece} ist weder in deiner Hand noch auf dem Tisch.",
+    ),
     "piece.not_in_meld": (
         "{piece} is not in meld {meld}.",
         "{piece} liegt nicht in Kombination {meld}.",
@@ -104,8 +108,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Erst aufnehmen: du hast {drawn} von {need} Steinen (draw, oder pick aus dem Alt-Bestand).",
     ),
     "turn.draws_done": (
-        "You have already drawn your {need} tiles this turn.",
-        "Du hast in diesem Zug schon {need} Steine aufgenommen.",
+        "You have already drawn this turn ({tiles}).",
+        "Du hast in diesem Zug schon aufgenommen ({tiles_de}).",
     ),
     "turn.one_pick": (
         "At most one tile per turn may come from the discard stock.",
@@ -124,6 +128,20 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "turn.nothing_played": (
         "You have not played a tile from your rack: play one, or draw.",
         "Du hast keinen Stein von deiner Bank gelegt: lege einen oder ziehe.",
+    ),
+    "turn.nothing_played_changed": (
+        "You have not played a tile from your rack: play one, or type reset and draw.",
+        "Du hast keinen Stein von deiner Bank gelegt: lege einen, oder reset und dann ziehen.",
+    ),
+    "turn.discard_from_hand": (
+        "You still hold {tiles}: discard from your hand (a table tile may be discarded only "
+        "when every tile of your hand is laid).",
+        "Du hast noch {tiles_de} in der Hand: lege davon ab (ein Stein vom Tisch nur, wenn "
+        "deine Hand leer ist).",
+    ),
+    "turn.discard_breaks": (
+        "{piece} cannot leave the table: without it meld {meld} is not valid ({reason})",
+        "{piece} kann nicht vom Tisch: ohne ihn ist Kombination {meld} nicht gültig ({reason_de})",
     ),
     "turn.draw_after_play": (
         "You changed the table this turn: type reset before drawing, or finish with done.",
@@ -179,9 +197,34 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Der ausgelöste Joker muss in diesem Zug mit Steinen von deiner Bank in eine neue "
         "Kombination.",
     ),
+    "joker.no_meaning": (
+        "Meld {meld} is not a valid meld as it lies, so its joker stands for nothing yet and "
+        "cannot be freed.",
+        "Kombination {meld} ist so, wie sie liegt, nicht gültig: ihr Joker steht noch für nichts "
+        "und kann nicht ausgelöst werden.",
+    ),
+    "joker.meaning_changed": (
+        "Meld {meld}: its joker stood for {was} at the start of your turn and would now stand "
+        "for {now}. A table joker changes only by being freed: swap {meld} PIECE.",
+        "Kombination {meld}: ihr Joker stand zu Beginn deines Zuges für {was_de} und stünde nun "
+        "für {now_de}. Ein Tisch-Joker ändert sich nur durch Auslösen: swap {meld} STEIN.",
+    ),
+    "joker.left_meld": (
+        "Meld {meld}: a joker from the table stays with tiles of its meld ({home}) unless it "
+        "is freed (swap).",
+        "Kombination {meld}: ein Joker vom Tisch bleibt bei Steinen seiner Kombination ({home}), "
+        "außer er wird ausgelöst (swap).",
+    ),
+    "joker.freed_not_new": (
+        "Meld {meld}: the freed joker must go into a new meld with tiles from your rack, not "
+        "into a meld that was on the table ({old}).",
+        "Kombination {meld}: der ausgelöste Joker muss mit Steinen von deiner Bank in eine neue "
+        "Kombination, nicht in eine, die schon auf dem Tisch lag ({old}).",
+    ),
     "joker.locked_meld": (
-        "Meld {meld} holds a joker and may not be split.",
-        "Kombination {meld} enthält einen Joker und darf nicht geteilt werden.",
+        "Meld {meld} holds a joker and may not be split: its tiles stay together.",
+        "Kombination {meld} enthält einen Joker und darf nicht geteilt werden: ihre Steine "
+        "bleiben zusammen.",
     ),
     "joker.none_in_hand": ("You have no joker in your hand.", "Du hast keinen Joker in der Hand."),
     "joker.take_joker": (
@@ -204,8 +247,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "claim.not_claimed": ("Meld {meld} is not a claim.", "Kombination {meld} ist kein Claim."),
     "claim.already": ("Meld {meld} is already a claim.", "Kombination {meld} ist schon ein Claim."),
     "claim.not_formed": (
-        "Meld {meld} was not laid or completed by you this turn.",
-        "Kombination {meld} wurde nicht in diesem Zug von dir gelegt oder ergänzt.",
+        "Meld {meld} lay on the table like this at the start of your turn: a claim is a group "
+        "of four you lay from your hand or put together on the table this turn.",
+        "Kombination {meld} lag zu Beginn deines Zuges schon so auf dem Tisch: ein Claim ist "
+        "eine Vierer-Gruppe, die du in diesem Zug aus der Hand legst oder auf dem Tisch bildest.",
+    ),
+    "claim.dissolve_first": (
+        "Meld {meld} is your claim: only unclaim ends a claim, so type unclaim {meld} first.",
+        "Kombination {meld} ist dein Claim: nur unclaim beendet einen Claim, also erst "
+        "unclaim {meld}.",
     ),
     "claim.broken": (
         "Claim {meld} must stay a group of 4: unclaim it first.",

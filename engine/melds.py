@@ -4,7 +4,8 @@ A meld is judged from its pieces alone. :func:`analyse` returns the meld's readi
 pieces in table order, what every joker stands for, its value) or raises a ``meld.*`` error that
 says exactly what is wrong. Readings are *positional*: when the pieces as given already form a run,
 that order is kept (so ``J R5 R6`` puts the joker at R4); otherwise the run is arranged with jokers
-filling gaps first, then the high end, then the low end.
+filling gaps first, then the high end, then the low end. :func:`positional_reading` reads a meld
+exactly as it lies (what a table meld's jokers stand for).
 """
 
 from __future__ import annotations
@@ -230,15 +231,50 @@ def explain_invalid(faces: Sequence[Face], spec: MeldSpec, meld_no: int | None) 
     return _error("meld.mixed", faces, meld_no)
 
 
+def positional_reading(faces: Sequence[Face], spec: MeldSpec) -> Reading | None:
+    """The reading of a meld as it lies, or None (RULES.md "Common ground": a joker's meaning is
+    fixed by where it sits - in a run the gap it fills or the end it holds, in a group a missing
+    colour). A run counts only when every real piece stands at its place in the given order, so
+    ``R4 R5 J`` is R4 R5 R6 and ``J R4 R5`` is R3 R4 R5; a group is read in any order."""
+    given = tuple(faces)
+    for found in readings(given, spec):
+        if found.kind == "group" or found.faces == given:
+            return found
+    return None
+
+
 def joker_meanings(faces: Sequence[Face], spec: MeldSpec) -> set[Face]:
-    """Every face some joker of this meld can stand for, over all its readings. In a group a
-    joker can stand for any missing colour."""
-    meanings: set[Face] = set()
-    for r in readings(faces, spec):
-        if r.kind == "group":
-            present = {f.suit for f in faces if not f.is_joker}
-            face_type, rank = type(r.stands_for[0]), r.stands_for[0].rank
-            meanings.update(face_type(s, rank) for s in range(4) if s not in present)
-        else:
-            meanings.update(r.joker_meanings())
-    return meanings
+    """What the jokers of this meld stand for, read by position (:func:`positional_reading`):
+    in a run the faces at the jokers' places (``R4 R5 J``: R6; wrap-around ``R12 R13 J``: R1),
+    in a group every missing colour of its value. Empty when the meld as it lies is not valid."""
+    found = positional_reading(faces, spec)
+    if found is None:
+        return set()
+    if found.kind == "group":
+        present = {f.suit for f in faces if not f.is_joker}
+        face_type, rank = type(found.stands_for[0]), found.stands_for[0].rank
+        return {face_type(s, rank) for s in range(4) if s not in present}
+    return set(found.joker_meanings())
+
+
+Meaning = tuple[str, Face | int]
+"""What a joker stands for: ``("run", face)`` - that very piece - or ``("group", value)`` - a
+missing colour of that value (RULES.md "Common ground")."""
+
+
+def meaning_at(reading: Reading, k: int) -> Meaning:
+    """What place ``k`` of a reading stands for (see :data:`Meaning`)."""
+    if reading.kind == "group":
+        return ("group", reading.stands_for[k].rank)
+    return ("run", reading.stands_for[k])
+
+
+def describe_meaning(meaning: Meaning, lang: str = "en") -> str:
+    """A meaning in words: ``R5``, or ``a 5 of a missing colour`` / ``eine 5 einer fehlenden
+    Farbe``."""
+    kind, what = meaning
+    if kind == "run":
+        return str(what)
+    if lang.startswith("de"):
+        return f"eine {what} einer fehlenden Farbe"
+    return f"a {what} of a missing colour"

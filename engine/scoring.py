@@ -25,6 +25,49 @@ def places_by_tiles_left(tiles_left: Sequence[int], winner: int | None) -> list[
     return [order.index(k) + 1 for k in keys]
 
 
+def _points_by_place(
+    tiles_left: Sequence[int],
+    winner: int | None,
+    values: Sequence[float],
+    first_round_out: str,
+    first_round: bool,
+) -> list[float]:
+    """Place k (1 = best: the winner, then fewest tiles left) earns ``values[k - 1]``; players
+    tied on tiles share the average of their places' values. When the winner went out in the
+    very first round of turns, ``first_round_out`` decides: ``split`` the winner gets the first
+    place's value and the others share the rest equally, ``equal`` everybody gets the same,
+    ``normal`` as usual (RULES.md "Preset stein", option ``first_round_out``)."""
+    n = len(tiles_left)
+    total = sum(values)
+    if first_round and winner is not None and n > 1:
+        if first_round_out == "equal":
+            return [total / n] * n
+        if first_round_out == "split":
+            rest = (total - values[0]) / (n - 1)
+            return [float(values[0]) if i == winner else rest for i in range(n)]
+    keys = [(0 if i == winner else 1, t) for i, t in enumerate(tiles_left)]
+    order = sorted(keys)
+    points = []
+    for key in keys:
+        first = order.index(key)  # 0-based first place of the tie block
+        size = order.count(key)
+        points.append(sum(values[first : first + size]) / size)
+    return points
+
+
+def stein_place_values(n: int) -> list[int]:
+    """Stein MP by place: rank k of n gets n+1-k (4/3/2/1, 3/2/1; RULES.md "Preset stein")."""
+    return [n + 1 - k for k in range(1, n + 1)]
+
+
+def stein_plus_place_values(n: int, winner: bool) -> list[int]:
+    """Stein Plus SMP by place, for any number of players (RULES.md "Preset stein_plus"): an
+    empty hand earns 4, then by fewest tiles left 3, 2, 1 and 0 below that. With no winner
+    (a game ended early or stalled) nobody has the empty hand: the places earn 3, 2, 1, 0."""
+    ladder = [4, 3, 2, 1] if winner else [3, 2, 1]
+    return [ladder[k] if k < len(ladder) else 0 for k in range(n)]
+
+
 def stein_match_points(
     tiles_left: Sequence[int],
     winner: int | None,
@@ -32,27 +75,11 @@ def stein_match_points(
     first_round_out: str = "normal",
     first_round: bool = False,
 ) -> list[float]:
-    """Match points of one single game: rank k of n gets n+1-k; players tied on tiles share the
-    average of their places' MP (RULES.md "Preset stein"). When the winner went out in the very
-    first round of turns, ``first_round_out`` decides: ``split`` the winner gets full MP and the
-    others share the rest equally, ``equal`` everybody gets the same, ``normal`` as usual."""
-    n = len(tiles_left)
-    total = n * (n + 1) / 2
-    if first_round and winner is not None and n > 1:
-        if first_round_out == "equal":
-            return [total / n] * n
-        if first_round_out == "split":
-            rest = (total - n) / (n - 1)
-            return [float(n) if i == winner else rest for i in range(n)]
-    keys = [(0 if i == winner else 1, t) for i, t in enumerate(tiles_left)]
-    order = sorted(keys)
-    points = []
-    for key in keys:
-        first = order.index(key)  # 0-based first place of the tie block
-        size = order.count(key)
-        places = range(first + 1, first + size + 1)
-        points.append(sum(n + 1 - k for k in places) / size)
-    return points
+    """Match points of one Stein game: rank k of n gets n+1-k; players tied on tiles share the
+    average of their places' MP (RULES.md "Preset stein"); ``first_round_out`` as in
+    :func:`_points_by_place`."""
+    values = stein_place_values(len(tiles_left))
+    return _points_by_place(tiles_left, winner, values, first_round_out, first_round)
 
 
 def stein_plus_match_points(
@@ -63,11 +90,11 @@ def stein_plus_match_points(
     first_round_out: str = "normal",
     first_round: bool = False,
 ) -> list[float]:
-    """Stein Plus: game MP (SMP, as Stein: n+1-k, so 4/3/2/1 with four players as the seed
-    prints) plus one claim MP (CMP) per claim still standing at the end."""
-    smp = stein_match_points(
-        tiles_left, winner, first_round_out=first_round_out, first_round=first_round
-    )
+    """Stein Plus: game MP (SMP: empty hand 4, then 3, 2, 1 by fewest tiles left, for any
+    number of players, :func:`stein_plus_place_values`) plus one claim MP (CMP) per claim still
+    standing at the end (RULES.md "Preset stein_plus")."""
+    values = stein_plus_place_values(len(tiles_left), winner is not None)
+    smp = _points_by_place(tiles_left, winner, values, first_round_out, first_round)
     return [s + c for s, c in zip(smp, claims, strict=True)]
 
 

@@ -14,13 +14,23 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .commands import Command, parse_commands
 from .errors import RummyError
 from .game import Event, MeldView, PieceGame, PublicView, Result, SeatView
-from .melds import analyse, explain_invalid, joker_meanings, readings
+from .melds import (
+    Meaning,
+    Reading,
+    analyse,
+    describe_meaning,
+    explain_invalid,
+    joker_meanings,
+    meaning_at,
+    positional_reading,
+    readings,
+)
 from .pieces import Deck, Face, format_faces, parse_faces, parse_melds
 from .rules import RuleSet
 from .scoring import (
@@ -42,7 +52,7 @@ class Meld:
         return Meld(list(self.ids), self.claim)
 
     def to_list(self) -> list[Any]:
-        return [self.ids, self.claim]
+        return [list(self.ids), self.claim]  # a copy: a snapshot must not share the live list
 
     @classmethod
     def from_list(cls, data: list[Any]) -> Meld:
@@ -58,56 +68,67 @@ class Turn:
     drawn: int = 0  # tiles taken from the pool this turn
     picked: int = 0  # tiles taken from the discard stock this turn
     played: list[int] = field(default_factory=list)  # rack -> table this turn
-    freed: list[int] = field(default_factory=list)  # jokers freed this turn (Rummikub)
+    freed: list[int] = field(default_factory=list)  # table jokers freed this turn (swap)
     taken: list[int] = field(default_factory=list)  # table -> hand with a joker (Stein)
     new: list[int] = field(default_factory=list)  # drawn this turn (rack highlights)
     history: list[dict[str, Any]] = field(default_factory=list)  # for undo
 
-    def snapshot(self) -> dict[str, Any]:
-        return {
-            "table": [m.to_list() for m in self.table],
-            "rack": list(self.rack),
-            "played": list(self.played),
-            "freed": list(self.freed),
-            "taken": list(self.taken),
-        }
+    def snapshot(self, with_history: bool = False) -> dict[str, Any]:
+        """Every field of the turn as plain copies (the history only when asked), so ``undo``
+        restores exactly what was: a field added to :class:`Turn` is captured without more code."""
+        snap: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name == "history" and not with_history:
+                continue
+            value = getattr(self, f.name)
+            if f.name == "table":
+                value = [m.to_list() for m in value]
+            elif isinstance(value, list):
+                value = list(value)  # ids, or history entries (never changed once stored)
+            snap[f.name] = value
+        return snap
 
     def restore(self, snap: dict[str, Any]) -> None:
-        self.table = [Meld.from_list(m) for m in snap["table"]]
-        self.rack = list(snap["rack"])
-        self.played = list(snap["played"])
-        self.freed = list(snap["freed"])
-        self.taken = list(snap["taken"])
+        """Set every field captured in ``snap`` (older snapshots may lack some: those stay)."""
+        for f in fields(self):
+            if f.name not in snap:
+                continue
+            value = snap[f.name]
+            if f.name == "table":
+                value = [Meld.from_list(m) for m in value]
+            elif isinstance(value, list):
+                value = list(value)
+            setattr(self, f.name, value)
 
     def copy(self) -> Turn:
-        return Turn(
-            [m.copy() for m in self.table],
-            list(self.rack),
-            self.drawn,
-            self.picked,
-            list(self.played),
-            list(self.freed),
-            list(self.taken),
-            list(self.new),
-            list(self.history),
-        )
+        turn = Turn([], [])
+        turn.restore(self.snapshot(with_history=True))
+        return turn
 
     def to_dict(self) -> dict[str, Any]:
-        data = self.snapshot()
-        data.update(drawn=self.drawn, picked=self.picked, new=self.new, history=self.history)
-        return data
+        return self.snapshot(with_history=True)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:
-        turn = cls([], [], data["drawn"], data["picked"], new=list(data["new"]))
+        turn = cls([], [])
         turn.restore(data)
-        turn.history = list(data["history"])
         return turn
 
 
 def _t(en: str, de: str) -> tuple[str, str]:
     return en, de
 
+
+def _count(n: int, one: str, many: str) -> str:
+    """``1 tile``, ``2 tiles``: a number with its noun in the right form."""
+    return f"{n} {one if n == 1 else many}"
+
+
+UNDOABLE = frozenset(
+    ("meld", "add", "move", "split", "join", "swap", "take", "claim", "unclaim", "place", "reset")
+)
+"""Commands that ``undo`` takes back, each to exactly the turn before it. Draws are not (the
+player has seen the tile); ``hint`` changes nothing; ``done`` / ``discard`` end the turn."""
 
 HELP_BUDGET = 400_000  # DP states for `hint` and `place`: a few tenths of a second here
 
@@ -262,6 +283,10 @@ class TileGame(PieceGame):
             start_player=0,
             round_no=round_no,
         )
+        for meld in game.table:  # in table order, so every joker sits where it is read
+            if positional_reading(game.faces(meld.ids), rules.meld_spec) is None:
+                meld.ids = game._arrange(meld.ids)
+        game.turn = Turn([m.copy() for m in game.table], list(game.racks[current]))
         if rules.game == "stein" and draws_done:
             game.turn.drawn = rules.draws_per_turn
         return game
@@ -445,22 +470,22 @@ class TileGame(PieceGame):
             raise RummyError("turn.not_allowed", command=c.verb, preset=self.rules.name)
         if c.verb not in ("draw", "pick", "hint", "undo", "reset", "done", "discard"):
             self._require_draws()
-        before = self.turn.snapshot()
+        # reset drops the history, so its snapshot keeps it: undo after reset is exact too
+        before = self.turn.snapshot(with_history=c.verb == "reset")
+        changes_table = c.verb in UNDOABLE and c.verb != "reset"
+        known = self._fault_keys() if changes_table else set()
         events = handler(seat, c)
-        if c.verb in (
-            "meld",
-            "add",
-            "move",
-            "split",
-            "join",
-            "swap",
-            "take",
-            "claim",
-            "unclaim",
-            "place",
-        ):
+        if changes_table:
+            # a command may leave melds unfinished, never a joker rule broken for good
+            for fault in self.joker_faults(final=False):
+                if (fault.code, fault.params.get("joker")) not in known:
+                    raise fault
+        if c.verb in UNDOABLE:
             self.turn.history.append(before)
         return events
+
+    def _fault_keys(self) -> set[tuple[str, Any]]:
+        return {(f.code, f.params.get("joker")) for f in self.joker_faults(final=False)}
 
     # -- drawing ------------------------------------------------------------------
 
@@ -491,6 +516,14 @@ class TileGame(PieceGame):
                 need=self.rules.draws_per_turn,
             )
 
+    def _draws_done(self) -> RummyError:
+        n = self.turn.drawn + self.turn.picked
+        return RummyError(
+            "turn.draws_done",
+            tiles=_count(n, "tile", "tiles"),
+            tiles_de=_count(n, "Stein", "Steine"),
+        )
+
     def _take_from_pool(self, seat: int, count: int) -> list[int]:
         got = [self.pool.pop() for _ in range(min(count, len(self.pool)))]
         self.racks[seat].extend(got)
@@ -502,7 +535,7 @@ class TileGame(PieceGame):
         name = self.players[seat]
         if self.is_stein:
             if self.draws_complete():
-                raise RummyError("turn.draws_done", need=self.rules.draws_per_turn)
+                raise self._draws_done()
             if not self.pool:
                 raise RummyError("turn.pool_empty")
             got = self._take_from_pool(seat, 1)
@@ -532,7 +565,7 @@ class TileGame(PieceGame):
         if self.turn.picked >= self.rules.discard_picks_per_turn:
             raise RummyError("turn.one_pick")
         if self.draws_complete():
-            raise RummyError("turn.draws_done", need=self.rules.draws_per_turn)
+            raise self._draws_done()
         if not self.discards:
             raise RummyError("turn.discards_empty")
         if not c.pieces:
@@ -614,19 +647,62 @@ class TileGame(PieceGame):
             return self._opening_value() >= self.rules.opening_minimum
         return False
 
+    def _start_jokers(self) -> dict[int, tuple[int, Meaning | None]]:
+        """Every joker on the table at the start of the turn: the index of its meld there and
+        what it stands for, read by position (None when that meld is not valid as it lies)."""
+        spec = self.rules.meld_spec
+        out: dict[int, tuple[int, Meaning | None]] = {}
+        for index, meld in enumerate(self.table):
+            faces = self.faces(meld.ids)
+            if not any(f.is_joker for f in faces):
+                continue
+            found = positional_reading(faces, spec)
+            for k, i in enumerate(meld.ids):
+                if faces[k].is_joker:
+                    out[i] = (index, meaning_at(found, k) if found else None)
+        return out
+
+    def _held_jokers(self) -> dict[int, tuple[int, Meaning | None]]:
+        """The table jokers not freed this turn: they stay in their melds (RULES.md; DECISIONS)."""
+        return {i: v for i, v in self._start_jokers().items() if i not in self.turn.freed}
+
     def _arrange(self, ids: list[int]) -> list[int]:
-        """Put a meld's ids in table order when it reads as a valid meld; else keep them."""
+        """Put a meld's ids in table order when it reads as a valid meld; else keep them. Of
+        the readings, the first that keeps most table jokers meaning what they meant at the
+        start of the turn (the given order first, when it reads)."""
         faces = self.faces(ids)
         found = readings(faces, self.rules.meld_spec)
         if not found:
             return ids
-        left = list(ids)
-        ordered = []
-        for face in found[0].faces:
-            pick = next(i for i in left if self.deck[i] == face)
-            left.remove(pick)
+        held = {i: m for i, (_, m) in self._held_jokers().items() if i in ids}
+        best, best_kept = ids, -1
+        for reading in found:
+            ordered, kept = self._order(ids, reading, held)
+            if kept > best_kept:
+                best, best_kept = ordered, kept
+            if not held:
+                break
+        return best
+
+    def _order(
+        self, ids: list[int], reading: Reading, held: dict[int, Meaning | None]
+    ) -> tuple[list[int], int]:
+        """The ids in the order of ``reading``, each joker place given a table joker that meant
+        that place at the start of the turn where there is one; and how many such jokers."""
+        reals = [i for i in ids if not self.deck[i].is_joker]
+        jokers = [i for i in ids if self.deck[i].is_joker]
+        ordered, kept = [], 0
+        for k, face in enumerate(reading.faces):
+            if face.is_joker:
+                want = meaning_at(reading, k)
+                pick = next((j for j in jokers if j in held and held[j] == want), jokers[0])
+                kept += pick in held and held[pick] == want
+                jokers.remove(pick)
+            else:
+                pick = next(i for i in reals if self.deck[i] == face)
+                reals.remove(pick)
             ordered.append(pick)
-        return ordered
+        return ordered, kept
 
     def _table_changed(self) -> bool:
         return [m.ids for m in self.turn.table] != [m.ids for m in self.table] or [
@@ -682,6 +758,8 @@ class TileGame(PieceGame):
             if not merged:
                 inner = [k for k in range(1, len(order) - 1) if stands[k] == face]
                 if inner:
+                    if self._locked(meld):
+                        raise RummyError("joker.locked_meld", meld=number)
                     k = inner[0]
                     meld.ids = order[: k + 1]
                     self.turn.table.insert(number, Meld([ids[0], *order[k + 1 :]]))
@@ -697,6 +775,7 @@ class TileGame(PieceGame):
                 raise RummyError("joker.cannot_move", meld=number)
         if c.target == "new":
             target = Meld([])
+            self._keep_claim(source, number, moving)
             for i in moving:
                 source.ids.remove(i)
             self.turn.table.append(target)
@@ -707,6 +786,7 @@ class TileGame(PieceGame):
                 raise RummyError(
                     "parse.meld_number", token=str(c.target), count=len(self.turn.table)
                 )
+            self._keep_claim(source, number, moving)
             for i in moving:
                 source.ids.remove(i)
             target.ids = self._arrange(target.ids + moving)
@@ -724,10 +804,17 @@ class TileGame(PieceGame):
             )
         ]
 
+    def _keep_claim(self, meld: Meld, number: int, leaving: Sequence[int]) -> None:
+        """Only ``unclaim`` ends a claim: a command may not take every tile out of one."""
+        if meld.claim is not None and set(meld.ids) <= set(leaving):
+            raise RummyError("claim.dissolve_first", meld=number)
+
     def _locked(self, meld: Meld) -> bool:
-        return self.rules.joker_meld_no_split and any(
-            self.deck[i].is_joker and self._on_table_at_start(i) for i in meld.ids
-        )
+        """Rummikub ``joker_meld_no_split``: the meld holds a table joker not freed this turn."""
+        if not self.rules.joker_meld_no_split:
+            return False
+        held = self._held_jokers()
+        return any(i in held for i in meld.ids)
 
     def _cmd_split(self, seat: int, c: Command) -> list[Event]:
         number = c.meld or 0
@@ -758,10 +845,9 @@ class TileGame(PieceGame):
         second = self._touch(seat, other)
         if first is second:
             raise RummyError("parse.meld_number", token=str(other), count=len(self.turn.table))
+        self._keep_claim(second, other, second.ids)
         first.ids = self._arrange(first.ids + second.ids)
         second.ids = []
-        if second.claim is not None:
-            second.claim = None
         self._drop_empty()
         return [
             self._working_event(
@@ -770,41 +856,66 @@ class TileGame(PieceGame):
         ]
 
     def _cmd_swap(self, seat: int, c: Command) -> list[Event]:
-        """Free a table joker by the tile(s) it stands for (RULES.md: joker rules)."""
+        """Free a table joker by the tile(s) it stands for, read by where it sits (RULES.md
+        "Common ground": ``R4 R5 J`` is freed by R6 only; a group joker by a missing colour,
+        in Stein only by the missing fourth tile)."""
         number = c.meld or 0
         meld = self._touch(seat, number)
         spec = self.rules.meld_spec
-        jokers = [i for i in meld.ids if self.deck[i].is_joker]
-        if not jokers:
-            raise RummyError("joker.not_in_meld", meld=number)
         faces = self.faces(meld.ids)
-        meanings = joker_meanings(faces, spec)
-        for face in c.pieces:
-            if face.is_joker or face not in meanings:
-                stands = ", ".join(sorted(str(m) for m in meanings)) or "-"
-                raise RummyError(
-                    "joker.wrong_piece", piece=str(face), meld=number, stands_for=stands
+        places = [k for k, f in enumerate(faces) if f.is_joker]
+        if not places:
+            raise RummyError("joker.not_in_meld", meld=number)
+        found = positional_reading(faces, spec)
+        if found is None:
+            raise RummyError("joker.no_meaning", meld=number)
+        stands = ", ".join(sorted(str(m) for m in joker_meanings(faces, spec)))
+
+        def wrong(face: Face) -> RummyError:
+            return RummyError("joker.wrong_piece", piece=str(face), meld=number, stands_for=stands)
+
+        new_ids = list(meld.ids)
+        freed: list[int] = []
+        if found.kind == "run":
+            slots = []
+            for face in c.pieces:
+                k = next(
+                    (k for k in places if k not in slots and found.stands_for[k] == face), None
                 )
-        ids = self._from_rack(c.pieces)
-        freed = jokers[: len(ids)]  # more tiles than jokers: a group completed to four
-        new_ids = [i for i in meld.ids if i not in freed] + ids
+                if face.is_joker or k is None:
+                    raise wrong(face)
+                slots.append(k)
+            ids = self._from_rack(c.pieces)
+            for k, i in zip(slots, ids, strict=True):
+                freed.append(new_ids[k])
+                new_ids[k] = i
+        else:
+            missing = set(joker_meanings(faces, spec))
+            for face in c.pieces:
+                if face.is_joker or face not in missing:
+                    raise wrong(face)
+                missing.discard(face)
+            ids = self._from_rack(c.pieces)
+            jokers = [meld.ids[k] for k in places]
+            freed = jokers[: len(ids)]  # more tiles than jokers: a group completed to four
+            new_ids = [i for i in meld.ids if i not in freed] + ids
+            if self.rules.group_joker_needs_fourth and (
+                len(new_ids) != 4 or any(self.deck[i].is_joker for i in new_ids)
+            ):
+                raise RummyError("joker.group_needs_fourth", meld=number)
         new_faces = self.faces(new_ids)
-        found = readings(new_faces, spec)
-        if not found:
+        if positional_reading(new_faces, spec) is None:
             raise explain_invalid(new_faces, spec, number)
-        if (
-            self.rules.group_joker_needs_fourth
-            and readings(faces, spec)[0].kind == "group"
-            and (len(new_ids) != 4 or any(self.deck[i].is_joker for i in new_ids))
-        ):
-            raise RummyError("joker.group_needs_fourth", meld=number)
         for i in ids:
             self.turn.rack.remove(i)
             self.turn.played.append(i)
         meld.ids = self._arrange(new_ids)
         self.turn.rack.extend(freed)
-        if not self.rules.joker_freed_to_hand:
-            self.turn.freed.extend(freed)
+        for joker in freed:  # back in the rack: a joker laid this turn is simply unplayed
+            if joker in self.turn.played:
+                self.turn.played.remove(joker)
+            if self._on_table_at_start(joker):
+                self.turn.freed.append(joker)
         return [
             self._working_event(
                 seat,
@@ -829,9 +940,9 @@ class TileGame(PieceGame):
         if not jokers:
             raise RummyError("joker.none_in_hand")
         joker = jokers[0]
-        new_ids = [joker if i == target else i for i in meld.ids]
+        new_ids = [joker if i == target else i for i in meld.ids]  # the joker takes its place
         new_faces = self.faces(new_ids)
-        if not readings(new_faces, self.rules.meld_spec):
+        if positional_reading(new_faces, self.rules.meld_spec) is None:
             raise explain_invalid(new_faces, self.rules.meld_spec, number)
         meld.ids = new_ids
         self.turn.rack.remove(joker)
@@ -858,12 +969,17 @@ class TileGame(PieceGame):
         found = readings(self.faces(meld.ids), self.rules.meld_spec)
         if len(meld.ids) != 4 or not found or found[0].kind != "group":
             raise RummyError("claim.not_group_of_four", meld=number)
-        if not any(i in self.turn.played for i in meld.ids):
+        if not self._formed_this_turn(meld):
             raise RummyError("claim.not_formed", meld=number)
         meld.claim = seat
         return [
             self._working_event(seat, "claim", "claims meld", "erklärt zum Claim:", str(number))
         ]
+
+    def _formed_this_turn(self, meld: Meld) -> bool:
+        """A claim comes from the hand or is formed on the table (RULES.md "Preset stein_plus"):
+        the meld is not one that lay on the table, exactly these tiles, at the turn's start."""
+        return set(meld.ids) not in [set(m.ids) for m in self.table]
 
     def _cmd_unclaim(self, seat: int, c: Command) -> list[Event]:
         if not self.rules.claims:
@@ -884,8 +1000,9 @@ class TileGame(PieceGame):
     # -- help ---------------------------------------------------------------------------
 
     def _fixed_melds(self, seat: int) -> set[int]:
-        """Melds the solver must leave alone for this seat: others' claims."""
-        return {k for k, m in enumerate(self.turn.table) if m.claim is not None and m.claim != seat}
+        """Melds the solver must leave alone: every claim - others' may not be touched, and
+        only ``unclaim`` ends one's own (RULES.md "Preset stein_plus")."""
+        return {k for k, m in enumerate(self.turn.table) if m.claim is not None}
 
     def _solve(self, seat: int, must_place: Sequence[Face] | None, *, jokers_stay: bool = False):
         """The exact solver on the working table, within :data:`HELP_BUDGET` DP states
@@ -958,128 +1075,90 @@ class TileGame(PieceGame):
         probe._adopt_solution([list(m) for m in melds], probe._from_rack(placed))
 
     def _adopt_solution(self, melds: list[list[Face]], placed: list[int]) -> None:
-        """Rebuild the working table from solver melds, reusing ids (claims kept in place).
+        """Rebuild the working table from solver melds, reusing ids, or raise
+        ``place.impossible`` and change nothing.
 
-        The solver treats jokers as interchangeable, so each table joker is given to the new
-        meld that shares most real tiles with its old meld; the result must keep every table
-        joker with tiles of its old meld (a group joker in a group of its value), as the
-        manual commands do (docs/DECISIONS.md), or ``place.impossible`` is raised."""
-        spec = self.rules.meld_spec
+        A working meld the solver left as it is keeps its very ids and its claim (a claim ends
+        only by ``unclaim``: every claim must come back unchanged). Other melds take ids by
+        face; the solver treats jokers as interchangeable, so each table joker goes to the new
+        meld that shares most real tiles with its meld at the start of the turn. The result must
+        keep every joker rule (:meth:`joker_faults`), as the manual commands do."""
+        start = self._start_jokers()
         homes = {
-            i: [f for f in self.faces(m.ids) if not f.is_joker]
-            for m in self.turn.table
-            for i in m.ids
-            if self.deck[i].is_joker and self._on_table_at_start(i) and i not in self.turn.freed
+            j: Counter(f for f in self.faces(self.table[index].ids) if not f.is_joker)
+            for j, (index, _) in start.items()
         }
         pool = [i for m in self.turn.table for i in m.ids] + list(placed)
-        claims = {tuple(sorted(m.ids)): m.claim for m in self.turn.table if m.claim is not None}
+        solver = [Counter(faces) for faces in melds]
+        chosen: dict[int, Meld] = {}
+        # claims first, then every other meld the solver kept exactly
+        order = sorted(enumerate(self.turn.table, 1), key=lambda nm: nm[1].claim is None)
+        for no, meld in order:
+            same = Counter(self.faces(meld.ids))
+            k = next((k for k, c in enumerate(solver) if k not in chosen and c == same), None)
+            if k is None:
+                if meld.claim is not None:
+                    raise self._place_refused(RummyError("claim.dissolve_first", meld=no))
+                continue
+            chosen[k] = meld.copy()
+            for i in meld.ids:
+                pool.remove(i)
         by_face: dict[Face, list[int]] = {}
         for i in pool:
             by_face.setdefault(self.deck[i], []).append(i)
         new_table = []
-        for faces in melds:
+        for k, faces in enumerate(melds):
+            if k in chosen:
+                new_table.append(chosen[k])
+                continue
+            real = Counter(f for f in faces if not f.is_joker)
             ids = []
             for face in faces:
                 matches = by_face[face]
                 pick = matches[0]
                 if face.is_joker and len(matches) > 1:
                     # the first joker whose old meld shares most real tiles with this one
-                    real = Counter(f for f in faces if not f.is_joker)
                     pick = min(
                         matches,
-                        key=lambda i: (
-                            -sum((real & Counter(homes[i])).values()) if i in homes else 1
-                        ),
+                        key=lambda i: -sum((real & homes[i]).values()) if i in homes else 1,
                     )
                 matches.remove(pick)
                 ids.append(pick)
-            new_table.append(Meld(self._arrange(ids), claims.get(tuple(sorted(ids)))))
+            new_table.append(Meld(ids))
+        before = self.turn.snapshot()
+        self.turn.table = new_table
         for meld in new_table:
-            if not any(i in homes for i in meld.ids):
-                continue
-            real = Counter(f for f in self.faces(meld.ids) if not f.is_joker)
-            for i in meld.ids:
-                if i not in homes:
-                    continue
-                home = homes[i]
-                stays = sum((real & Counter(home)).values()) > 0
-                if stays and home and len({f.rank for f in home}) == 1 and len(home) > 1:
-                    found = readings(self.faces(meld.ids), spec)
-                    stays = bool(found) and found[0].kind == "group"
-                if not stays:
-                    raise RummyError(
-                        "place.impossible",
-                        reason="every table that holds these pieces moves a joker away from "
-                        "its meld, which the rules do not allow: lay them yourself.",
-                        reason_de="jeder Tisch mit diesen Steinen nimmt einen Joker aus seiner "
-                        "Kombination, was die Regeln nicht erlauben: lege sie selbst.",
-                    )
+            meld.ids = self._arrange(meld.ids)
         for i in placed:
             self.turn.rack.remove(i)
             self.turn.played.append(i)
-        self.turn.table = new_table
+        on_table = {i for m in new_table for i in m.ids}
+        faults = [
+            f
+            for f in self.joker_faults()
+            if not f.code.startswith("joker.freed") or f.params.get("joker") in on_table
+        ]
+        if faults:
+            self.turn.restore(before)
+            raise self._place_refused(faults[0])
+
+    @staticmethod
+    def _place_refused(fault: RummyError) -> RummyError:
+        return RummyError(
+            "place.impossible",
+            reason="every table that holds these pieces breaks a rule ("
+            + fault.message("en")
+            + "): lay them yourself.",
+            reason_de="jeder Tisch mit diesen Steinen bricht eine Regel ("
+            + fault.message("de")
+            + "): lege sie selbst.",
+        )
 
     def _cmd_hint(self, seat: int, c: Command) -> list[Event]:
-        if not self.rules.help_allowed:
-            raise RummyError("help.not_allowed")
-        if seat != self.current:
-            raise RummyError("turn.not_yours", player=self.players[self.current])
-        from .autoplay import random_tile_turn
-        from .solver import SolverBudgetExceeded
+        """A private move the engine accepts as typed, for the state of the turn (engine/hints.py)."""
+        from .hints import tile_hint
 
-        def simple_move(reason: str, reason_de: str) -> list[Event]:
-            rng = random.Random(f"{self.seed}:{self.turn_no}")
-            simple = random_tile_turn(self, seat, rng)
-            return [
-                Event(
-                    "hint",
-                    seat,
-                    f"{reason}; a simple move: {simple}",
-                    f"{reason_de}; ein einfacher Zug: {simple}",
-                    private=True,
-                )
-            ]
-
-        try:
-            solution, moved = self._solve_keeping_jokers(seat, None)
-        except SolverBudgetExceeded:
-            return simple_move(
-                "The table is too involved for an exact answer right now",
-                "Der Tisch ist gerade zu verzwickt für eine exakte Antwort",
-            )
-        if solution is None or not solution.count:
-            if moved is not None:
-                return simple_move(
-                    "The best tables would move a table joker, which the rules forbid",
-                    "Die besten Tische würden einen Tisch-Joker verschieben, was verboten ist",
-                )
-            end = "discard a tile" if self.is_stein else "draw"
-            end_de = "lege einen Stein ab" if self.is_stein else "ziehe"
-            return [
-                Event(
-                    "hint",
-                    seat,
-                    f"No move places a tile: {end}.",
-                    f"Kein Zug legt einen Stein: {end_de}.",
-                    private=True,
-                )
-            ]
-        best, best_de = "Best move", "Bester Zug"
-        if moved is not None:  # the solver lets table jokers roam; the rules keep them
-            best = "Best move that keeps the table jokers in their melds"
-            best_de = "Bester Zug, der die Tisch-Joker in ihren Kombinationen lässt"
-        text = f"place {format_faces(solution.placed)}"
-        tiles, tiles_de = ("tile", "Stein") if solution.count == 1 else ("tiles", "Steine")
-        return [
-            Event(
-                "hint",
-                seat,
-                f"{best} ({solution.count} {tiles}): {text}",
-                f"{best_de} ({solution.count} {tiles_de}): {text}",
-                private=True,
-                pieces=tuple(str(f) for f in solution.placed),
-            )
-        ]
+        return tile_hint(self, seat)
 
     # -- undo / reset -------------------------------------------------------------------
 
@@ -1120,26 +1199,107 @@ class TileGame(PieceGame):
                     total += found[0].value
         return total
 
+    def joker_faults(self, *, final: bool = True) -> list[RummyError]:
+        """What the working table breaks of the rules on table jokers, one error per fault:
+
+        - a joker on the table at the start of the turn that was not freed stays with real
+          tiles of its meld (docs/DECISIONS.md "Table jokers stay in their meld"; ``joker.left_meld``);
+        - its meaning is fixed by where it sits (RULES.md "Common ground"): a group joker stays a
+          joker of its value in a group, and where a freed joker may not go back to the rack
+          (Rummikub) a table joker means what it meant until it is freed (``joker.meaning_changed``);
+        - Rummikub ``joker_meld_no_split``: the tiles of its meld stay together (``joker.locked_meld``);
+        - Rummikub: a joker freed this turn lies in a new meld with a tile played from the rack
+          (RULES.md "Jokers"; ``joker.freed_unused`` / ``joker.freed_not_new``).
+
+        ``final=False`` checks only what no later command can mend (the meaning of a joker in a
+        valid meld, a split joker meld): every command is refused when it adds such a fault."""
+        spec = self.rules.meld_spec
+        table = self.turn.table
+        where = {i: no for no, m in enumerate(table, 1) for i in m.ids}
+        faults: list[RummyError] = []
+        for joker, (index, meaning) in self._held_jokers().items():
+            no = where.get(joker)
+            if no is None:
+                continue  # not on the working table: conservation is checked elsewhere
+            home = self.table[index].ids
+            ids = table[no - 1].ids
+            if final and not any(i in ids for i in home if not self.deck[i].is_joker):
+                shown = format_faces(self.faces(home))
+                faults.append(RummyError("joker.left_meld", meld=no, home=shown, joker=joker))
+            if self.rules.joker_meld_no_split and any(
+                where.get(i, no) != no for i in home if i not in self.turn.freed
+            ):
+                faults.append(RummyError("joker.locked_meld", meld=no, joker=joker))
+            strict = not self.rules.joker_freed_to_hand or (meaning and meaning[0] == "group")
+            found = positional_reading(self.faces(ids), spec) if strict and meaning else None
+            if found is not None:
+                now = meaning_at(found, ids.index(joker))
+                if now != meaning:
+                    faults.append(
+                        RummyError(
+                            "joker.meaning_changed",
+                            meld=no,
+                            was=describe_meaning(meaning),
+                            was_de=describe_meaning(meaning, "de"),
+                            now=describe_meaning(now),
+                            now_de=describe_meaning(now, "de"),
+                            joker=joker,
+                        )
+                    )
+        if final and not self.rules.joker_freed_to_hand:
+            faults += self._freed_faults(where)
+        return faults
+
+    def _freed_faults(self, where: dict[int, int]) -> list[RummyError]:
+        """Rummikub: every joker freed this turn lies in a new meld - not one holding all the
+        tiles of a meld that lay on the table at the turn's start - with a rack tile played this
+        turn (RULES.md "Preset rummikub", Jokers)."""
+        faults: list[RummyError] = []
+        played = set(self.turn.played)
+        freed = set(self.turn.freed)
+        for joker in self.turn.freed:
+            no = where.get(joker)
+            if no is None:
+                faults.append(RummyError("joker.freed_unused", joker=joker))
+                continue
+            ids = set(self.turn.table[no - 1].ids)
+            if not any(i in played and not self.deck[i].is_joker for i in ids):
+                faults.append(RummyError("joker.freed_unused", joker=joker))
+                continue
+            for old in self.table:
+                tiles = [i for i in old.ids if i not in freed]
+                if tiles and set(tiles) <= ids:
+                    shown = format_faces(self.faces(old.ids))
+                    faults.append(
+                        RummyError("joker.freed_not_new", meld=no, old=shown, joker=joker)
+                    )
+                    break
+        return faults
+
     def check_turn(self, seat: int) -> None:
-        """Why the turn cannot end now, as one error naming every fault (or nothing)."""
+        """Why the turn cannot end now (or nothing): every meld valid as it lies (jokers read
+        by position) and every claim a group of four, named together; then the joker rules
+        (:meth:`joker_faults`); then the opening (RULES.md per preset)."""
         spec = self.rules.meld_spec
         reasons, reasons_de = [], []
         for no, meld in enumerate(self.turn.table, 1):
             faces = self.faces(meld.ids)
-            if not readings(faces, spec):
+            found = positional_reading(faces, spec)
+            err = None
+            if found is None:
                 err = explain_invalid(faces, spec, no)
+            elif meld.claim is not None and (len(meld.ids) != 4 or found.kind != "group"):
+                err = RummyError("claim.broken", meld=no)
+            if err is not None:
                 reasons.append(err.message("en"))
                 reasons_de.append(err.message("de"))
-            elif meld.claim is not None:
-                found = readings(faces, spec)[0]
-                if len(meld.ids) != 4 or found.kind != "group":
-                    err = RummyError("claim.broken", meld=no)
-                    reasons.append(err.message("en"))
-                    reasons_de.append(err.message("de"))
         if reasons:
             raise RummyError(
                 "turn.invalid_table", reasons=" ".join(reasons), reasons_de=" ".join(reasons_de)
             )
+        faults = self.joker_faults()
+        if faults:
+            raise faults[0]
         played = set(self.turn.played)
         if not self.opened[seat] and played:
             if self.rules.opening_minimum:
@@ -1150,27 +1310,40 @@ class TileGame(PieceGame):
                     )
             elif not any(m.ids and all(i in played for i in m.ids) for m in self.turn.table):
                 raise RummyError("opening.no_meld")
-        for joker in self.turn.freed:
-            home = next((m for m in self.turn.table if joker in m.ids), None)
-            if home is None or not any(i in played and i != joker for i in home.ids):
-                raise RummyError("joker.freed_unused")
 
     def _cmd_done(self, seat: int, c: Command) -> list[Event]:
         self._require_draws()
         if self.is_stein and self.turn.rack:
             raise RummyError("turn.must_discard")
+        self.check_turn(seat)  # an invalid table is named first, played tiles or not
         if not self.is_stein and not self.turn.played:
-            raise RummyError("turn.nothing_played")
-        self.check_turn(seat)
+            changed = self._table_changed()
+            raise RummyError("turn.nothing_played_changed" if changed else "turn.nothing_played")
         return self._commit(seat) + self._end_turn(seat)
 
     def _cmd_discard(self, seat: int, c: Command) -> list[Event]:
+        """End a Stein turn by discarding a tile. A player who has laid every tile may discard
+        a table tile whose removal leaves every meld valid (RULES.md "Preset stein": the last
+        tile may come "from the table or the hand"): ``discard N PIECE``, or ``discard PIECE``
+        (the first meld, in table order, that stays valid without it)."""
         if not self.rules.discard_required:
             raise RummyError("turn.no_discard")
         self._require_draws()
-        piece = self._from_rack(c.pieces)[0]
+        face = c.pieces[0]
+        number = getattr(c, "meld", None)
+        if self.turn.rack:
+            if number is not None:
+                n = len(self.turn.rack)
+                raise RummyError(
+                    "turn.discard_from_hand",
+                    tiles=_count(n, "tile", "tiles"),
+                    tiles_de=_count(n, "Stein", "Steine"),
+                )
+            piece = self._from_rack(c.pieces)[0]
+            self.turn.rack.remove(piece)
+        else:
+            piece = self._take_off_table(seat, number, face)
         self.check_turn(seat)
-        self.turn.rack.remove(piece)
         self.discards.append(piece)
         name, p = self.players[seat], str(self.deck[piece])
         events = self._commit(seat)
@@ -1178,6 +1351,48 @@ class TileGame(PieceGame):
             Event("discard", seat, f"{name} discards {p}.", f"{name} legt {p} ab.", pieces=(p,))
         )
         return events + self._end_turn(seat)
+
+    def _take_off_table(self, seat: int, number: int | None, face: Face) -> int:
+        """Take the table tile ``face`` (of meld ``number``, or of the first meld that stays
+        valid without it) off the working table for the last discard; the meld must stay
+        valid. Touching the meld follows the usual rules (claims, opening, table jokers)."""
+        spec = self.rules.meld_spec
+        numbers = [number] if number is not None else range(1, len(self.turn.table) + 1)
+        holders = [no for no in numbers if face in self.faces(self._meld_at(no).ids)]
+        if not holders:
+            if number is not None:
+                raise RummyError("piece.not_in_meld", piece=str(face), meld=number)
+            raise RummyError("piece.not_on_table", piece=str(face))
+        first_fault: RummyError | None = None
+        for no in holders:
+            meld = self._meld_at(no)
+            piece = self._from_meld(meld, no, [face])[0]
+            rest = [i for i in meld.ids if i != piece]
+            try:
+                self._touch(seat, no)
+                if face.is_joker and piece in self._held_jokers():
+                    raise RummyError("joker.cannot_move", meld=no)
+                if meld.claim is not None:
+                    raise RummyError("claim.broken", meld=no)
+                rest_faces = self.faces(rest)
+                if positional_reading(rest_faces, spec) is None:
+                    why = explain_invalid(rest_faces, spec, None)
+                    raise RummyError(
+                        "turn.discard_breaks",
+                        piece=str(face),
+                        meld=no,
+                        reason=why.message("en"),
+                        reason_de=why.message("de"),
+                    )
+            except RummyError as fault:
+                first_fault = first_fault or fault
+                continue
+            meld.ids = self._arrange(rest)
+            if piece in self.turn.played:
+                self.turn.played.remove(piece)
+            return piece
+        assert first_fault is not None
+        raise first_fault
 
     def _commit(self, seat: int) -> list[Event]:
         """Make the working table and rack the game's own."""
@@ -1287,8 +1502,8 @@ class TileGame(PieceGame):
                 Event(
                     "penalty",
                     seat,
-                    f"{name} draws {len(got)} penalty tiles.",
-                    f"{name} zieht {len(got)} Strafsteine.",
+                    f"{name} draws {_count(len(got), 'penalty tile', 'penalty tiles')}.",
+                    f"{name} zieht {_count(len(got), 'Strafstein', 'Strafsteine')}.",
                 )
             )
             if got:

@@ -10,6 +10,7 @@ from engine.autoplay import random_tile_turn
 from engine.errors import RummyError
 from engine.game import load_game, new_game
 from engine.rules import preset
+from engine.scoring import stein_plus_place_values
 
 TILE_PRESETS = ["stein", "stein_plus", "rummikub"]
 VERBS = ["draw", "pick", "meld", "add", "move", "split", "join", "swap", "take", "claim"]
@@ -111,9 +112,12 @@ def test_a_thousand_random_games_end_cleanly(name):
         assert len(result.points) == players
         if rules.game == "rummikub":
             assert sum(result.points) == pytest.approx(0)
+        elif rules.claims:  # Stein Plus SMP: 4 for the empty hand, then 3, 2, 1 (0 below)
+            claims = sum(result.details["claims"])
+            smp = stein_plus_place_values(players, result.winner is not None)
+            assert sum(result.points) == pytest.approx(sum(smp) + claims)
         else:
-            claims = sum(result.details.get("claims", [0] * players))
-            assert sum(result.points) == pytest.approx(players * (players + 1) / 2 + claims)
+            assert sum(result.points) == pytest.approx(players * (players + 1) / 2)
         if result.winner is not None:
             assert result.left[result.winner] == []
             assert result.ranks[result.winner] == 1

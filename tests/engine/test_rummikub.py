@@ -116,6 +116,10 @@ def test_undo_and_reset():
     g.apply(0, "reset")
     assert table(g, working=True) == ["R1 R2 R3"]
     assert hand(g) == ["R4", "R5"]
+    g.apply(0, "undo")  # undo takes back the reset too, exactly
+    assert table(g, working=True) == ["R1 R2 R3 R4"]
+    g.apply(0, "undo")
+    assert table(g, working=True) == ["R1 R2 R3"]
     rejects(g, "undo", "turn.nothing_to_undo")
 
 

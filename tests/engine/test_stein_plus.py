@@ -56,5 +56,6 @@ def test_claims_score_one_mp_each():
     g = game("stein_plus", "", "R5 B5 Y5 K5 B1", "Y1 Y2", "Y3")
     g.apply(0, "meld R5 B5 Y5 K5; claim 1; discard B1")
     assert g.status == "finished"
-    assert g.result.points == [3 + 1, 1, 2]  # three players: 3/2/1 plus one claim
+    # three players: the empty hand 4 SMP, then 3 and 2 by tiles left, plus one claim MP
+    assert g.result.points == [4 + 1, 2, 3]
     assert g.result.details["claims"] == [1, 0, 0]
