@@ -39,7 +39,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from .autoplay import disjoint_melds, random_tile_turn
+from .autoplay import accepts, checked_tile_turn, disjoint_melds, random_tile_turn
 from .cardplan import CardPlan, plan_for_turn
 from .errors import RummyError
 from .melds import readings
@@ -279,15 +279,24 @@ def _turn_started(game) -> bool:
 
 
 def _tile_move(game, seat: int, level: str, rng: random.Random) -> str:
+    """The level's move, tried on a copy: where the engine refuses it (a rule the planning does
+    not model, e.g. a joker's fixed meaning), the accepted part of it ends the turn instead
+    (:func:`engine.autoplay.checked_tile_turn`), so a computer player's message is never refused."""
     if game.is_stein and not game.draws_complete():
         return _stein_draws(game, seat, level, rng)
     if _turn_started(game):
         try:
             game.check_turn(seat)
         except RummyError:
-            return "; ".join(["reset", *_tile_plan(game, seat, level, rng, fresh=True)])
-        return "; ".join(_finish_tile_turn(game, seat, level, rng))
-    return "; ".join(_tile_plan(game, seat, level, rng, fresh=False))
+            parts = ["reset", *_tile_plan(game, seat, level, rng, fresh=True)]
+        else:
+            parts = _finish_tile_turn(game, seat, level, rng)
+    else:
+        parts = _tile_plan(game, seat, level, rng, fresh=False)
+    text = "; ".join(parts)
+    if accepts(game, seat, text):
+        return text
+    return checked_tile_turn(game, seat, parts, rng)
 
 
 def _tile_plan(game, seat: int, level: str, rng: random.Random, *, fresh: bool) -> list[str]:

@@ -11,6 +11,7 @@ import random
 from collections import defaultdict
 from collections.abc import Sequence
 
+from .errors import RummyError
 from .melds import MeldSpec, readings
 from .pieces import Face, format_faces
 
@@ -78,11 +79,68 @@ def _meld_key(meld: Sequence[Face]) -> tuple[str, int]:
     return ("run", real[0].suit) if real else ("none", 0)
 
 
+def accepts(game, seat: int, text: str) -> bool:
+    """Would the engine accept this message from ``seat`` now? (tried on a copy)."""
+    try:
+        game.copy().apply(seat, text)
+    except RummyError:
+        return False
+    return True
+
+
+def checked_tile_turn(game, seat: int, commands: Sequence[str], rng: random.Random) -> str:
+    """The commands the engine accepts one after another (a refused one is left out), ending
+    the turn legally: ``done`` when the table is valid, else the table is taken back (``reset``)
+    and the turn ended by a draw (Rummikub) or a discard the engine accepts (Stein). Every rule
+    lives in the engine, so a computer player's message is never refused, whatever the rules
+    forbid (RULES.md: jokers fixed by position, joker melds unsplit, claims, openings)."""
+    stein = game.rules.discard_required
+
+    def ends_turn(text: str) -> bool:
+        return text == "done" or text.startswith("discard") or (text == "draw" and not stein)
+
+    probe = game.copy()
+    kept: list[str] = []
+    for text in (c.strip() for message in commands for c in message.split(";")):
+        if not text or ends_turn(text):
+            continue
+        try:
+            probe.apply(seat, text)
+        except RummyError:
+            continue
+        kept.append(text)
+    end = _first_accepted(probe, seat, _turn_ends(probe, seat, rng))
+    if end is not None:
+        return "; ".join([*kept, end])
+    head = [c for c in kept if c == "draw" or c.startswith("pick")]  # draws stay drawn
+    base = game.copy()
+    for text in [*head, "reset"]:
+        base.apply(seat, text)
+    end = _first_accepted(base, seat, _turn_ends(base, seat, rng))
+    if end is None:  # the engine always lets a turn end by a draw or a discard
+        raise RummyError("turn.unfinished", finish="draw", finish_de="draw")
+    return "; ".join([*head, "reset", end])
+
+
+def _turn_ends(game, seat: int, rng: random.Random) -> list[str]:
+    """The ways to end this turn, most useful first (the engine decides which it accepts)."""
+    if not game.rules.discard_required:
+        return ["done", "draw"]
+    rack = sorted({str(f) for f in game.faces(game.turn.rack)})  # the rack as the turn left it
+    rng.shuffle(rack)
+    return ["done", *(f"discard {f}" for f in rack)]
+
+
+def _first_accepted(game, seat: int, candidates: Sequence[str]) -> str | None:
+    return next((c for c in candidates if accepts(game, seat, c)), None)
+
+
 def random_tile_turn(game, seat: int, rng: random.Random) -> str:
     """A legal turn for ``seat`` in a tile game, as command text (commands joined by ';').
 
     Draw as the preset requires, lay what melds the rack holds (meeting the opening rule),
-    lay off single tiles where they fit once opened, then discard or end the turn."""
+    lay off single tiles where they fit once opened, then discard or end the turn; what the
+    engine would refuse is left out (:func:`checked_tile_turn`)."""
     rules = game.rules
     spec = rules.meld_spec
     parts: list[str] = []
@@ -150,4 +208,7 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
         parts.append("done")
     else:
         parts.append("draw")
-    return "; ".join(parts)
+    text = "; ".join(parts)
+    if accepts(game, seat, text):
+        return text
+    return checked_tile_turn(game, seat, parts, rng)

@@ -88,6 +88,49 @@ def test_moves_are_legal_without_help():
     _advance(g, ["strong", "medium", "medium", "easy"], 120)
 
 
+TILE_OPTION_SETS = [
+    ("rummikub", {"joker_meld_no_split": False}),
+    ("rummikub", {"pool_jokers": 2}),
+    ("rummikub", {"help_allowed": False, "joker_meld_no_split": True}),
+    ("stein", {"help_allowed": False}),
+    ("stein_plus", {"help_allowed": False}),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), TILE_OPTION_SETS)
+def test_every_level_is_legal_under_the_options(name, options):
+    """The rules the planning does not model (a joker's fixed meaning, joker melds unsplit,
+    claims) are the engine's: at every call each level's move is accepted, under each option."""
+    rules = preset(name).with_options(**options)
+    for seed in range(2):
+        g = new_game(rules, ["a", "b", "c", "d"], seed)
+        levels = ["strong", "medium", "easy", "medium"]
+        for _ in range(30 if name.startswith("stein") else 60):
+            if g.status != "playing":
+                break
+            seat = g.current
+            for level in LEVELS:
+                g.copy().apply(seat, choose_move(g, seat, level=level))
+            g.apply(seat, choose_move(g, seat, level=levels[seat]))
+
+
+def test_a_refused_plan_keeps_what_the_engine_accepts_and_ends_the_turn():
+    """``checked_tile_turn``: a refused command is left out, a refused end replaced."""
+    import random
+
+    from engine.autoplay import checked_tile_turn
+
+    g = TileGame.position(preset("rummikub"), "K4 K5 J", ["K6 R1 R2 R3 B9"], opened=(True,))
+    # the joker stands for K6: adding K6 would shift it, which the engine refuses (RULES.md)
+    text = checked_tile_turn(g, 0, ["add 1 K6", "meld R1 R2 R3", "done"], random.Random(1))
+    assert text == "meld R1 R2 R3; done"
+    g.apply(0, text)
+    assert g.current == 1
+    g = TileGame.position(preset("rummikub"), "K4 K5 K6", ["R1 R2 B9"], opened=(True,))
+    text = checked_tile_turn(g, 0, ["meld R1 R2", "done"], random.Random(1))
+    assert text == "draw"
+
+
 def test_a_turn_started_by_someone_else_is_finished_or_reset():
     g = TileGame.position(preset("rummikub"), "B2 B3 B4", ["B5 B6 R1 K9"], opened=(True,))
     g.apply(0, "add 1 B5")
