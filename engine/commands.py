@@ -226,17 +226,22 @@ def first_verb(text: str) -> str | None:
     return ALIASES.get(segments[0][0].lower()) if segments else None
 
 
+_PIECE_BREAKS = re.compile(r",+")  # pieces may also be separated by commas: R1,R2,R3
+
+
 def _no_command_word_inside(words: list[str], skip: int) -> None:
-    """A command word among the arguments means a separator is missing (``meld R1 R2 R3 done``):
-    say so rather than reading ``done`` as a piece."""
-    for at in range(skip, len(words)):
-        if words[at].lower() in ALIASES:
-            before = " ".join(words[:at])
+    """A command word among the arguments means a separator is missing (``meld R1 R2 R3 done``,
+    also ``meld R1 R2 R3,done``): say so rather than reading ``done`` as a piece."""
+    tokens = [t for word in words for t in _PIECE_BREAKS.split(word) if t]
+    skip = len([t for word in words[:skip] for t in _PIECE_BREAKS.split(word) if t])
+    for at in range(skip, len(tokens)):
+        if tokens[at].lower() in ALIASES:
+            before = " ".join(tokens[:at])
             raise RummyError(
                 "parse.missing_separator",
-                token=words[at],
+                token=tokens[at],
                 command=" ".join(words),
-                suggestion=f"{before}; {' '.join(words[at:])}",
+                suggestion=f"{before}; {' '.join(tokens[at:])}",
             )
 
 

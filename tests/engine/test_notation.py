@@ -277,6 +277,8 @@ def test_a_command_word_inside_a_meld_is_a_missing_separator(word, family, meld)
         ("claim 2 end", "end", "claim 2; end"),
         ("place R1 R2 hint", "hint", "place R1 R2; hint"),
         ("meld R1 R2 R3; B4 B5 B6 fertig", "fertig", "B4 B5 B6; fertig"),
+        ("meld R1 R2 R3,done", "done", "meld R1 R2 R3; done"),
+        ("meld R1,R2,R3 Done", "Done", "meld R1 R2 R3; Done"),
     ],
 )
 def test_missing_separator_in_every_command(text, token, suggestion):
