@@ -216,6 +216,28 @@ def test_hint_frees_a_table_joker_when_the_swap_places_more(name):
     assert g.status == "finished" if name == "stein" else hand(g, 0) == ["B1"]
 
 
+def test_hint_after_a_manual_swap_puts_the_freed_joker_into_a_new_meld():
+    g = game("rummikub", "R4 J R6 | B9 B10 B11", "R5 K7 Y7 B1")
+    g.apply(0, "swap 1 R5")
+    event, command = _hint(g)
+    assert event.text == "Best move (3 more tiles): meld Y7 K7 J; done"
+    assert event.text_de == "Bester Zug (3 weitere Steine): meld Y7 K7 J; done"
+    g.apply(0, command)
+    assert hand(g, 0) == ["B1"]
+
+
+def test_hint_when_a_freed_joker_sits_in_an_old_meld_starts_again():
+    """RULES.md Rummikub: the freed joker goes into a new meld with rack tiles, so after
+    `add 2 J` the turn cannot end; the hint takes it back and plays the swap properly."""
+    g = game("rummikub", "R4 J R6 | B9 B10 B11", "R5 K7 Y7 B1")
+    g.apply(0, "swap 1 R5; add 2 J")
+    event, command = _hint(g)
+    assert command == "reset; swap 1 R5; meld Y7 K7 J; done"
+    assert event.text.startswith("Best move, starting again from the start of your turn (3 tiles)")
+    g.apply(0, command)
+    assert hand(g, 0) == ["B1"]
+
+
 def test_hint_frees_a_stein_group_joker_with_both_missing_tiles():
     g = game("stein", "B5 Y5 J | R9 R10 R11", "R5 K5 B1 B2 Y12")
     event, command = _hint(g)
