@@ -1,8 +1,9 @@
 """The player help through the engine's command path: ``place PIECES`` and ``hint``.
 
 ``place`` lets the solver fit exactly the named rack pieces into the table (rearranging it where
-needed) or says precisely why not; ``hint`` answers privately with a command that, typed, is
-accepted (RULES.md / DESIGN.md "Notation").
+needed) or says precisely why not; ``hint`` answers privately, for the state of the turn, with
+a command that typed back is accepted and ends the turn - or names what comes first: the Stein
+draws, or ``reset`` (issue 13 defect 12; RULES.md "A turn", engine/hints.py).
 """
 
 from __future__ import annotations
