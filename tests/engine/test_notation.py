@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from engine.commands import (
     ALIASES,
+    SEPARATORS,
     VERBS,
     Command,
     first_verb,
@@ -187,7 +188,10 @@ def command_strategy(faces, family):
 
 spaces = st.text(alphabet=" \t", max_size=3)
 separator = st.builds(
-    lambda a, sep, b: a + sep + b, spaces, st.sampled_from([";", "|", "\n", "\r\n", ";;"]), spaces
+    lambda a, sep, b: a + sep + b,
+    spaces,
+    st.sampled_from([*SEPARATORS, "\r\n", ";;", "|\n"]),
+    spaces,
 )
 
 
