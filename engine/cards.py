@@ -17,8 +17,13 @@ Decisions where the texts leave room are listed in ``docs/CARDS.md``; the main o
   jokers of a 3-set stand for the first missing suit (S, H, D, C order).
 - ``knock``: from a seat not to move it is variant a (claim the top discard); from the seat to
   move, before drawing, it is variant e (announce at <= 10 points).
-- ``done`` with an empty hand goes out without a discard (Rummy; Rommé variant g); ``done`` with
-  10+ cards of one suit is colour Rommé (variant f).
+- ``done`` with an empty hand goes out without a discard (Rummy; Rommé variant g); in Rommé
+  without g no command may empty the hand (the last card is discarded). ``done`` with 10+ cards
+  of one suit is colour Rommé (variant f).
+- A game without jokers (classic Rummy) refuses joker tokens everywhere (``cards.no_jokers``).
+- ``hint`` answers privately with a message the engine accepts (``engine/cardplan.py``).
+- Errors are worded for cards (:func:`card_error`: cards, suits, ranks; Karten, Farben) under the
+  shared stable codes.
 """
 
 from __future__ import annotations

@@ -363,8 +363,7 @@ def test_hint_after_a_meld_below_the_minimum_starts_again():
 
 def test_hint_for_a_knocker_melds_the_knocked_card_first():
     rules = ROMME.with_options(variant_knocking=True)
-    g = new_game(rules, ["A", "B"], 11)
-    # build a position by hand: seat 1 knocks for seat 0's discard
+    # seat 1 knocks for the top discard, which seat 0 did not lay
     g = CardGame.position(
         rules, "", ["9S 2C 3D 4H", "9H 9D KC"], opened=(True, True), pool=POOL, discards="9C"
     )
