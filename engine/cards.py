@@ -258,10 +258,53 @@ def card_error(exc: RummyError, rules: RuleSet) -> RummyError:
     if exc.code == "meld.run_wrap":
         params["corner"], params["corner_de"] = _CORNER.get(rules.run_mode, _CORNER["linear"])
     if exc.code == "meld.run_gap":
+        gap = _gap_of(str(params.get("pieces", "")), rules)
+        if gap is not None:
+            params["gap"] = str(gap)
         jokers = has_jokers(rules)
         params["fill"] = " and not enough jokers to fill it" if jokers else ""
         params["fill_de"] = " und zu wenige Joker" if jokers else ""
     return CardRummyError(exc.code, **params)
+
+
+def run_gap(faces: Sequence[Face], mode: str) -> Face | None:
+    """The first missing card of the shortest stretch of positions in which these cards of one
+    suit would be a run (RULES.md ``romme``: round the corner with ``wrap``, the ace high after
+    the king or low with ``ace_high``; ``rummy``: aces low only), e.g. K-2-3 misses the ace
+    where runs wrap. None when they are not one suit or no stretch holds them."""
+    real = [f for f in faces if not f.is_joker]
+    if not real or len({f.suit for f in real}) != 1:
+        return None
+    ranks = Counter(f.rank for f in real)
+    best: tuple[int, int] | None = None  # (missing, start)
+    for start in range(1, 15 if mode == "ace_high" else 14):
+        for length in range(1, 14 if mode != "ace_high" else 15):
+            if not _span_ok(mode, start, length, 14):
+                break
+            span = Counter(_pos_rank(mode, start + i) for i in range(length))
+            if all(span[r] >= c for r, c in ranks.items()):
+                missing = length - sum(ranks.values())
+                if best is None or missing < best[0]:
+                    best = (missing, start)
+                break
+    if best is None or best[0] <= 0:
+        return None
+    start = best[1]
+    for i in range(14):
+        rank = _pos_rank(mode, start + i)
+        if ranks[rank] == 0:
+            return Card(real[0].suit, rank)
+        ranks[rank] -= 1
+    return None
+
+
+def _gap_of(pieces: str, rules: RuleSet) -> Face | None:
+    """:func:`run_gap` of a meld as an error prints it (``(5S 6S 8S)`` or ``5S 6S 8S``)."""
+    try:
+        faces = parse_faces(pieces.strip("()"), "card")
+    except RummyError:
+        return None
+    return run_gap(faces, rules.run_mode)
 
 
 def has_jokers(rules: RuleSet) -> bool:

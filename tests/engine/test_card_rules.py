@@ -230,6 +230,11 @@ def test_set_and_suit_words_and_the_corner_rule_of_each_game():
     reason = card_validate(ACE_HIGH, "KS AS 2S")["reason"]
     assert "Q-K-A and A-2-3 are runs, K-A-2 is not" in reason
     assert "K-A-2 nicht" in card_validate(ACE_HIGH, "KS AS 2S", "de")["reason"]
+    # the gap is the card missing where the run would lie, round the corner where runs wrap
+    assert "gap at AS" in card_validate(ROMME, "KS 2S 3S")["reason"]
+    assert "gap at KS" in card_validate(ROMME, "QS AS 2S")["reason"]
+    assert "Lücke bei KS" in card_validate(ACE_HIGH, "JS QS AS", "de")["reason"]
+    assert "gap at 7S" in card_validate(RUMMY, "8S 5S 6S")["reason"]
     # a gap mentions jokers only where the game has them
     assert "jokers" in card_validate(ROMME, "5S 6S 8S")["reason"]
     assert "joker" not in card_validate(RUMMY, "5S 6S 8S")["reason"]
