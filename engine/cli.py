@@ -144,14 +144,15 @@ def cmd_turn(args: argparse.Namespace) -> int:
     if rules.family == "card":
         from .cards_cli import card_turn
 
-        if args.discards:
+        flag = "--discards" if args.discards else "--before-draws" if args.before_draws else ""
+        if flag:
             print(
                 _say(
                     lang,
-                    "rummy turn: --discards is for tile games; a card position starts with "
-                    "an empty discard pile",
-                    "rummy turn: --discards gibt es für Steinspiele; eine Kartenstellung "
-                    "beginnt mit leerer Ablage",
+                    f"rummy turn: {flag} is for tile games; a card position starts after the "
+                    "draw, with an empty discard pile",
+                    f"rummy turn: {flag} gibt es für Steinspiele; eine Kartenstellung beginnt "
+                    "nach dem Ziehen, mit leerer Ablage",
                 ),
                 file=sys.stderr,
             )

@@ -225,10 +225,13 @@ def test_stein_pick_from_the_discard_stock(capsys):
     assert "Alt-Bestand" in data["error"]["message"]
 
 
-def test_discards_are_for_tile_positions(capsys):
-    argv = ["turn", "--rules", "romme", "--hand", "9C 9H 9S 3D", "--discards", "5H"]
+@pytest.mark.parametrize("flag", [["--discards", "5H"], ["--before-draws"]])
+def test_tile_position_flags_are_refused_for_cards(capsys, flag):
+    argv = ["turn", "--rules", "romme", "--hand", "9C 9H 9S 3D", *flag]
     assert main([*argv, "discard 3D"]) == 2
-    assert "--discards" in capsys.readouterr().err
+    assert flag[0] in capsys.readouterr().err
+    assert main([*argv, "--lang", "de", "discard 3D"]) == 2
+    assert "Steinspiele" in capsys.readouterr().err
 
 
 def test_score_errors_follow_lang(capsys):
