@@ -290,3 +290,12 @@ def test_a_hint_in_the_middle_does_not_end_the_turn(capsys):
     argv = ["--rules", "rummikub", "--hand", "R10 R11 R12 B5"]
     code, data = turn_json(capsys, *argv, "hint; meld R10 R11 R12")
     assert code == 1 and data["error"]["code"] == "turn.unfinished"
+
+
+def test_validate_several_melds_text_and_a_bad_piece(capsys):
+    code, out = run(capsys, "validate", "--rules", "stein", "R12 R13 R1|B9 Y9 K9")
+    assert code == 0 and out.strip() == "valid: 2 melds worth 53"
+    code, out = run(capsys, "validate", "--rules", "stein", "--json", "R12 R13 R1;X9 Y9 K9")
+    data = json.loads(out)
+    assert code == 1 and data["reason"].startswith('Meld 2: "X9": colour must be')
+    assert data["melds"][0]["valid"] is True
