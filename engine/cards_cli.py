@@ -47,11 +47,18 @@ def card_turn(
     opened: bool,
     commands_text: str,
     lang: str = "en",
+    *,
+    discards: str = "",
+    pool: str = "",
+    before_draws: bool = False,
 ) -> dict[str, Any]:
-    """Play one turn from a position: the hand is the mover's hand after drawing (unless the
-    commands start with ``draw``/``pick``, which then fail: a position has no talon).
+    """Play one turn from a position: the hand is the mover's hand after drawing, unless the
+    commands start with ``draw``/``pick`` or ``before_draws`` is set. ``discards`` is the discard
+    pile (bottom to top) and ``pool`` the talon (top last); both empty by default.
     ``{"ok", "table": [[card, ...], ...], "hand": [card, ...], "error": {"code", "message"}|None}``
-    with the message in ``lang``. The turn must end (discard, or going out)."""
+    with the message in ``lang``. The turn must end (discard, or going out), except when the
+    message ends with ``hint``: then ``ok`` with the table and hand as they stand, ``"hint"``
+    (the sentence) and ``"command"`` (what to type, accepted by the engine)."""
     try:
         try:
             commands = parse_card_commands(commands_text)
@@ -62,19 +69,26 @@ def card_turn(
             table_text,
             [hand_text],
             opened=[opened],
-            drawn=commands[0].verb not in ("draw", "pick"),
+            discards=discards,
+            pool=pool,
+            drawn=not before_draws and commands[0].verb not in ("draw", "pick"),
         )
-        game.apply(0, commands_text)
-        if game.current == 0 and game.status == "playing":
+        events = game.apply(0, commands_text)
+        hint = next((e for e in reversed(events) if e.kind == "hint"), None)
+        if game.current == 0 and game.status == "playing" and commands[-1].verb != "hint":
             raise RummyError("turn.unfinished", finish="discard CARD", finish_de="discard KARTE")
     except RummyError as exc:
         return {"ok": False, "table": None, "hand": None, "error": exc.to_dict(lang)}
-    return {
+    out: dict[str, Any] = {
         "ok": True,
         "table": [[str(f) for f in meld] for meld in game.table_faces()],
         "hand": [str(f) for f in game.rack(0)],
         "error": None,
     }
+    if hint is not None and commands[-1].verb == "hint":
+        out["hint"] = hint.message(lang)
+        out["command"] = hint.text.rsplit(": ", 1)[-1]
+    return out
 
 
 def card_score(

@@ -561,3 +561,19 @@ def test_undo_right_after_a_play_restores_the_game_exactly(rules, opened, plays)
         assert g.to_json() == after
     g.apply(0, "reset")
     assert g.to_json() == start
+
+
+def test_card_turn_answers_a_hint_that_is_accepted_typed_back():
+    out = card_turn(ROMME, "QH QS QD", "QC 5S 6S 7S 8S KD 2C", True, "hint")
+    assert out["ok"] and out["command"] == "meld 5S 6S 7S 8S; add 1 QC; discard KD"
+    assert out["hint"].endswith(out["command"]) and out["hand"][0] == "5S"
+    assert card_turn(ROMME, "QH QS QD", "QC 5S 6S 7S 8S KD 2C", True, out["command"])["ok"]
+    kw = {"discards": "2D 7S", "pool": "3C 4C"}
+    out = card_turn(ROMME, "", "5S 6S 9H 9D KC", True, "hint", "de", before_draws=True, **kw)
+    assert out["command"] == "pick 7S" and "oberste abgelegte Karte" in out["hint"]
+    follow = card_turn(ROMME, "", "5S 6S 9H 9D KC", True, "pick 7S; hint", **kw)
+    assert follow["ok"] and follow["command"] == "meld 5S 6S 7S; discard KC"
+    whole = f"pick 7S; {follow['command']}"
+    assert card_turn(ROMME, "", "5S 6S 9H 9D KC", True, whole, **kw)["ok"]
+    out = card_turn(ROMME, "", "5S 6S 9H 9D KC", True, "draw; discard KC", **kw)
+    assert out["ok"] and "4C" in out["hand"]
