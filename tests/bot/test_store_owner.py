@@ -1,0 +1,553 @@
+"""One owner per database (issue 14): the owner lease, guarded writes, stale writers, the read
+snapshot, quarantine and the version 1 -> 2 migration, on real SQLite files and, where the
+attack needs them, real processes (a second process, a killed one, a stopped one)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from bot.store import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    CommandWrite,
+    GameRecord,
+    KvRow,
+    PlayerRecord,
+    ResultRow,
+    Seat,
+    SqliteStore,
+    StoreConflict,
+    StoreError,
+    StoreLocked,
+    StoreOwnerLost,
+)
+from bot.store.sqlite import MIGRATIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+T0 = 1_700_000_000.0
+SEATS = (Seat("alice", "Alice"), Seat("bot:easy:1", "Computer 1", True, "easy"))
+
+
+def game(game_id: str = "g1", **changes) -> GameRecord:
+    base = dict(
+        id=game_id,
+        preset="rummikub",
+        rules_json='{"preset":"rummikub"}',
+        seed=7,
+        status="lobby",
+        host_id="alice",
+        created_at=T0,
+        updated_at=T0,
+        last_activity=T0,
+        seats=(Seat("alice", "Alice"),),
+    )
+    base.update(changes)
+    return GameRecord(**base)
+
+
+def write(seq: int, game_id: str = "g1", **changes) -> CommandWrite:
+    base = dict(
+        game_id=game_id,
+        seq=seq,
+        seat=0,
+        text=f"cmd {seq}",
+        at=T0 + seq,
+        deadline=T0 + seq + 120,
+        snapshot_json=f'{{"after":{seq}}}',
+    )
+    base.update(changes)
+    return CommandWrite(**base)
+
+
+async def started(store: SqliteStore, game_id: str = "g1") -> None:
+    await store.create_game(game(game_id))
+    await store.start_game(
+        game_id, seats=SEATS, seed=7, snapshot_json='{"deal":1}', deadline=T0 + 120, at=T0
+    )
+
+
+def raw(path: Path, sql: str, params: tuple = ()) -> list[tuple]:
+    """A plain sqlite3 connection of the test's own (another writer, as a second process is)."""
+    with closing(sqlite3.connect(path, timeout=10)) as db:
+        rows = db.execute(sql, params).fetchall()
+        db.commit()
+        return rows
+
+
+# ---------------------------------------------------------------------------- a holder process
+
+HOLDER = r"""
+import asyncio, sys
+from bot.store import CommandWrite, KvRow, SqliteStore, StoreError
+
+async def main(path, lease):
+    store = SqliteStore(path, lease_seconds=lease)
+    await store.open()
+    print("ready", flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
+    attempts = {
+        "set_status": lambda: store.set_status("g1", "cancelled", at=1.0, expect=None),
+        "set_timer": lambda: store.set_timer("g2", deadline=5.0, reminder_sent=True),
+        "append": lambda: store.append_command(CommandWrite("g2", 1, 0, "draw", 2.0)),
+        "kv_put": lambda: store.kv_put([KvRow("stale", "k", 1)]),
+        "update_meta": lambda: store.update_meta("g1", {"stale": True}, at=3.0),
+    }
+    found = []
+    for name, attempt in attempts.items():
+        try:
+            await attempt()
+            found.append(name + ":ok")
+        except StoreError as exc:
+            found.append(name + ":" + exc.code)
+    print(" ".join(found), flush=True)
+    await store.close()
+
+asyncio.run(main(sys.argv[1], float(sys.argv[2])))
+"""
+
+
+def child_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISCORD_TOKEN", "DATABASE_URL")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def start_holder(path: Path, lease: float = 30.0) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), str(lease)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.strip() == "ready", (line, proc.stderr.read() if proc.poll() is not None else "")
+    return proc
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    out, err = proc.communicate("go\n", timeout=60)
+    return out, err
+
+
+async def prepared(path: Path) -> None:
+    store = SqliteStore(path)
+    await store.open()
+    await store.create_game(game("g1"))
+    await started(store, "g2")
+    await store.close()
+
+
+async def test_a_second_process_is_refused_naming_the_holder(tmp_path: Path):
+    path = tmp_path / "rummy.sqlite3"
+    await prepared(path)
+    holder = start_holder(path)
+    try:
+        second = SqliteStore(path)
+        with pytest.raises(StoreLocked) as caught:
+            await second.open()
+        message = str(caught.value)
+        assert f"process {holder.pid} on host" in message and "since" in message
+        assert "\n" not in message and "stop that process" in message
+        assert caught.value.holder is not None and caught.value.holder.pid == holder.pid
+        assert not second.owned
+        # the real CLI: one line, exit 4, no hang
+        proc = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "soak", "--games", "1", "--db", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            env=child_env(),
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+        )
+        assert proc.returncode == 4, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"in use by process {holder.pid}" in lines[0]
+        # a read-only reader is not refused and takes nothing
+        reader = SqliteStore(path, readonly=True)
+        await reader.open()
+        assert (await reader.owner()).pid == holder.pid
+        assert await reader.game_ids() == ["g1", "g2"]
+        await reader.close()
+    finally:
+        out, _ = finish(holder)
+    assert "set_status:ok" in out  # the holder itself could write all along
+    assert holder.returncode == 0
+
+
+async def test_a_killed_holder_is_taken_over_even_as_a_zombie(tmp_path: Path):
+    path = tmp_path / "rummy.sqlite3"
+    await prepared(path)
+    holder = start_holder(path)
+    holder.kill()
+    # not reaped yet: the pid still exists as a zombie, which holds nothing
+    for _ in range(200):
+        if (
+            Path(f"/proc/{holder.pid}/stat").exists()
+            and " Z " in Path(f"/proc/{holder.pid}/stat").read_text().split(")", 1)[1][:3]
+        ):
+            break
+        time.sleep(0.01)
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        assert store.owned
+        previous = store.previous_owner
+        assert previous is not None and previous.pid == holder.pid
+        assert previous.released is None  # it died holding the lease
+        assert (await store.owner()).pid == os.getpid()
+        await store.set_status("g1", "cancelled", at=T0 + 1)
+    finally:
+        await store.close()
+        holder.wait(timeout=30)
+
+
+async def test_a_stopped_holder_loses_the_lease_and_can_never_write_again(tmp_path: Path):
+    path = tmp_path / "rummy.sqlite3"
+    await prepared(path)
+    lease = 2.0
+    holder = start_holder(path, lease=lease)
+    holder.send_signal(signal.SIGSTOP)  # right after "ready": long before its first heartbeat
+    try:
+        with pytest.raises(StoreLocked):  # stopped, but its heartbeat is still fresh
+            await SqliteStore(path, lease_seconds=lease).open()
+        await asyncio.sleep(lease + 0.6)
+        store = SqliteStore(path, lease_seconds=lease)
+        await store.open()  # the heartbeat expired: taken over
+        assert store.previous_owner.pid == holder.pid
+        await store.append_command(write(1, "g2"))
+        holder.send_signal(signal.SIGCONT)
+        out, err = finish(holder)
+        # every write of the stale process is refused, whatever it tried
+        assert out.split()[-5:] == [
+            "set_status:lost",
+            "set_timer:lost",
+            "append:lost",
+            "kv_put:lost",
+            "update_meta:lost",
+        ], err
+        # ... and nothing of it reached the database
+        g1 = await store.load_game("g1")
+        assert (g1.status, g1.meta) == ("lobby", {})
+        g2 = await store.load_game("g2")
+        assert (g2.seq, g2.deadline) == (1, T0 + 1 + 120)
+        assert [c.text for c in await store.commands("g2")] == ["cmd 1"]
+        assert await store.kv_items("stale") == []
+        assert (await store.owner()).token == store.owner_token  # its close released nothing
+        await store.close()
+    finally:
+        if holder.poll() is None:
+            holder.send_signal(signal.SIGCONT)
+            holder.kill()
+            holder.wait()
+
+
+async def test_lease_rows_written_by_hand(tmp_path: Path):
+    """Who counts as a live holder: a reused pid, another host, another boot, an old heartbeat."""
+    path = tmp_path / "rummy.sqlite3"
+    first = SqliteStore(path)
+    await first.open()
+    mine = await first.owner()
+    await first.close()
+    assert raw(path, "SELECT released FROM owner")[0][0] is not None
+
+    def holder(**columns) -> None:
+        values = {
+            "token": "other",
+            "pid": mine.pid,
+            "host": mine.host,
+            "boot": mine.boot,
+            "started": mine.started,
+            "since": time.time() - 60,
+            "heartbeat": time.time(),
+            "released": None,
+        }
+        values.update(columns)
+        sets = ", ".join(f"{k} = ?" for k in values)
+        raw(path, f"UPDATE owner SET {sets}", tuple(values.values()))
+
+    async def outcome() -> str:
+        store = SqliteStore(path)
+        try:
+            await store.open()
+        except StoreLocked as exc:
+            return "locked: " + str(exc)
+        await store.close()
+        return "taken"
+
+    holder()  # this very process, through another store object
+    assert (await outcome()).startswith("locked: ") and "this very process" in await outcome()
+    if mine.started is not None:  # a reused pid: same number, another start time
+        holder(started=mine.started + 1)
+        assert await outcome() == "taken"
+    holder(host="elsewhere", pid=1)  # another machine with a fresh heartbeat
+    assert "process 1 on host elsewhere" in await outcome()
+    holder(host="elsewhere", pid=1, heartbeat=time.time() - 31)  # ... silent too long
+    assert await outcome() == "taken"
+    if mine.boot is not None:
+        holder(boot="a-boot-before-the-last-reboot")
+        assert await outcome() == "taken"
+    holder(released=time.time())  # closed cleanly
+    assert await outcome() == "taken"
+    holder(pid=2**22 + 12345)  # no such process on this machine
+    assert await outcome() == "taken"
+
+
+async def test_the_heartbeat_renews_and_close_releases(tmp_path: Path):
+    path = tmp_path / "rummy.sqlite3"
+    store = SqliteStore(path, lease_seconds=0.3)
+    await store.open()
+    taken = await store.owner()
+    await asyncio.sleep(0.45)
+    renewed = await store.owner()
+    assert renewed.token == taken.token and renewed.heartbeat > taken.heartbeat
+    assert renewed.released is None
+    await store.close()
+    (released,) = raw(path, "SELECT released, heartbeat FROM owner")
+    assert released[0] is not None and released[0] == released[1]
+    again = SqliteStore(path)
+    await again.open()
+    assert again.previous_owner.token == taken.token
+    assert again.previous_owner.released == released[0]  # when the last run ended
+    await again.close()
+
+
+async def test_a_stolen_lease_stops_every_write(tmp_path: Path):
+    path = tmp_path / "rummy.sqlite3"
+    store = SqliteStore(path)
+    await store.open()
+    await store.create_game(game("lobby"))
+    await started(store, "g1")
+    raw(path, "UPDATE owner SET token = 'thief', pid = 1, host = 'elsewhere'")
+    attempts = {
+        "append": lambda: store.append_command(write(1)),
+        "create": lambda: store.create_game(game("new")),
+        "player": lambda: store.upsert_player(PlayerRecord("p", "P")),
+        "kv": lambda: store.kv_put([KvRow("ns", "k", 1)]),
+        "status": lambda: store.set_status("lobby", "cancelled", at=T0),
+        "timer": lambda: store.set_timer("g1", deadline=1.0, reminder_sent=True),
+        "meta": lambda: store.update_meta("g1", {"x": 1}, at=T0),
+        "lobby": lambda: store.update_lobby("lobby", SEATS, at=T0),
+        "start": lambda: store.start_game(
+            "lobby", seats=SEATS, seed=1, snapshot_json="{}", deadline=None, at=T0
+        ),
+        "quarantine": lambda: store.quarantine("g1", "why", at=T0),
+    }
+    for name, attempt in attempts.items():
+        with pytest.raises(StoreOwnerLost) as caught:
+            await attempt()
+        assert caught.value.code == "lost", name
+    assert not store.owned
+    assert "no longer owns" in str(caught.value)
+    # reads still work; nothing was written
+    assert (await store.load_game("g1")).seq == 0
+    assert await store.commands("g1") == [] and await store.game_ids() == ["g1", "lobby"]
+    assert raw(path, "SELECT count(*) FROM kv") == [(0,)]
+    await store.close()
+    assert raw(path, "SELECT token, released FROM owner") == [("thief", None)]
+
+
+async def test_a_lease_stolen_inside_a_group_commit_fails_the_whole_batch(tmp_path: Path):
+    path = tmp_path / "rummy.sqlite3"
+    store = SqliteStore(path)
+    await store.open()
+    for i in range(20):
+        await started(store, f"g{i}")
+    raw(path, "UPDATE owner SET token = 'thief'")
+    outcomes = await asyncio.gather(
+        *(store.append_command(write(1, f"g{i}")) for i in range(20)), return_exceptions=True
+    )
+    assert all(isinstance(o, StoreOwnerLost) for o in outcomes)
+    assert raw(path, "SELECT count(*) FROM commands") == [(0,)]
+    await store.close()
+
+
+# ---------------------------------------------------------------------------- guarded writes
+
+
+@pytest.fixture
+async def store(tmp_path: Path):
+    s = SqliteStore(tmp_path / "rummy.sqlite3")
+    await s.open()
+    yield s
+    await s.close()
+
+
+async def test_set_status_checks_status_and_seq(store: SqliteStore):
+    await store.create_game(game("lobby"))
+    await started(store, "g1")
+    await store.append_command(write(1))
+    with pytest.raises(StoreConflict, match="is playing at seq 1, not lobby"):
+        await store.set_status("g1", "cancelled", at=T0, expect="lobby")  # a stale lobby expiry
+    with pytest.raises(StoreConflict, match="at seq 0"):
+        await store.set_status("g1", "cancelled", at=T0, seq=0)
+    assert (await store.load_game("g1")).status == "playing"
+    await store.set_status("g1", "cancelled", at=T0, expect="playing", seq=1)
+    # a game that ended can no longer change by default
+    with pytest.raises(StoreConflict, match="cancelled"):
+        await store.set_status("g1", "playing", at=T0)
+    with pytest.raises(StoreError) as missing:
+        await store.set_status("nope", "cancelled", at=T0)
+    assert missing.value.code == "missing" and not isinstance(missing.value, StoreConflict)
+    await store.set_status("lobby", "cancelled", at=T0 + 5, expect=("lobby",))
+    assert (await store.load_game("lobby")).status == "cancelled"
+
+
+async def test_deadline_writes_are_guarded_by_seq_and_status(store: SqliteStore):
+    await started(store, "g1")
+    await store.append_command(write(1))
+    with pytest.raises(StoreConflict):  # a stale reminder of the turn before
+        await store.set_timer("g1", deadline=T0 + 5, reminder_sent=True, seq=0)
+    assert (await store.load_game("g1")).deadline == T0 + 1 + 120
+    await store.set_timer("g1", deadline=T0 + 500, reminder_sent=True, seq=1)
+    loaded = await store.load_game("g1")
+    assert (loaded.deadline, loaded.reminder_sent) == (T0 + 500, True)
+    await store.create_game(game("lobby"))
+    with pytest.raises(StoreConflict):  # only a playing game has a turn deadline
+        await store.set_timer("lobby", deadline=T0, reminder_sent=False)
+    with pytest.raises(StoreConflict):
+        await store.update_meta("g1", {"x": 1}, at=T0, expect="lobby")
+    await store.update_meta("g1", {"x": 1}, at=T0, expect="playing", seq=1)
+    assert (await store.load_game("g1")).meta == {"x": 1}
+
+
+# ---------------------------------------------------------------------------- one snapshot
+
+
+async def test_a_snapshot_is_one_consistent_state_while_the_owner_writes(store: SqliteStore):
+    await started(store, "g1")
+    await store.append_command(write(1))
+    async with store.snapshot() as snap:
+        before = await snap.load_game("g1")
+        for seq in (2, 3, 4):  # the owner goes on writing while the snapshot reads
+            await store.append_command(write(seq))
+        await store.create_game(game("later"))
+        commands = await snap.commands("g1")
+        assert before.seq == 1 and [c.seq for c in commands] == [1]  # no false gap
+        assert await snap.game_ids() == ["g1"]
+        assert len(await snap.load_unfinished_games()) == 1
+    async with store.snapshot() as snap:
+        assert (await snap.load_game("g1")).seq == 4
+        assert [c.seq for c in await snap.commands("g1")] == [1, 2, 3, 4]
+
+
+async def test_a_read_only_store_reads_a_live_database_without_the_lease(store: SqliteStore):
+    await started(store, "g1")
+    reader = SqliteStore(store.path, readonly=True)
+    await reader.open()
+    try:
+        assert reader.owner_token is None and not reader.owned
+        assert (await reader.owner()).token == store.owner_token
+        async with reader.snapshot() as snap:
+            assert (await snap.load_game("g1")).status == "playing"
+        for attempt in (
+            lambda: reader.kv_put([KvRow("a", "b", 1)]),
+            lambda: reader.set_status("g1", "cancelled", at=T0),
+            lambda: reader.append_command(write(1)),
+        ):
+            with pytest.raises(StoreError) as caught:
+                await attempt()
+            assert caught.value.code == "readonly"
+        await store.append_command(write(1))  # the owner is not disturbed
+        assert (await reader.load_game("g1")).seq == 1
+    finally:
+        await reader.close()
+
+
+# ---------------------------------------------------------------------------- quarantine, bad rows
+
+
+async def test_quarantine_sets_a_game_aside_and_back(store: SqliteStore):
+    await started(store, "g1")
+    await store.create_game(game("g2", created_at=T0 + 1))
+    await store.quarantine("g1", "snapshot has current=7 for 2 seats", at=T0 + 9)
+    assert [g.id for g in await store.load_unfinished_games()] == ["g2"]
+    assert await store.quarantined() == [("g1", "snapshot has current=7 for 2 seats", T0 + 9)]
+    loaded = await store.load_game("g1")
+    assert (loaded.status, loaded.deadline) == ("quarantined", None)
+    assert await store.game_ids("quarantined") == ["g1"]
+    with pytest.raises(StoreConflict):  # a quarantined game takes no commands
+        await store.append_command(write(1))
+    await store.release_quarantine("g1", at=T0 + 10)
+    assert (await store.load_game("g1")).status == "playing"
+    assert await store.quarantined() == []
+    with pytest.raises(StoreConflict):
+        await store.release_quarantine("g1", at=T0 + 11)
+
+
+async def test_a_row_that_does_not_parse_never_fails_the_whole_load(store: SqliteStore):
+    for name in ("a", "b", "c", "d"):
+        await store.create_game(game(name))
+    raw(Path(store.path), "UPDATE games SET seats = '[{\"oops\"' WHERE id = 'b'")
+    raw(Path(store.path), "UPDATE games SET meta = '[1, 2]' WHERE id = 'c'")
+    raw(Path(store.path), "UPDATE games SET seats = '[7]' WHERE id = 'd'")
+    bad: list[tuple[str, str]] = []
+    good = await store.load_unfinished_games(on_bad=lambda g, why: bad.append((g, why)))
+    assert [g.id for g in good] == ["a"]
+    assert [g for g, _ in bad] == ["b", "c", "d"]
+    assert "seats" in bad[0][1] and "meta" in bad[1][1]
+    assert [g for g, _ in await store.unreadable_games()] == ["b", "c", "d"]
+    with pytest.raises(StoreError) as caught:
+        await store.load_game("b")
+    assert caught.value.code == "damaged" and "game b" in str(caught.value)
+    await store.quarantine("b", "seats do not parse", at=T0)  # works on an unreadable row
+    assert [g for g, _ in await store.unreadable_games()] == ["c", "d"]
+
+
+# ---------------------------------------------------------------------------- migration
+
+
+async def test_a_version_1_database_is_migrated_with_its_data(tmp_path: Path):
+    path = tmp_path / "v1.sqlite3"
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(MIGRATIONS[0])
+        db.execute("PRAGMA user_version = 1")
+        db.execute(
+            "INSERT INTO games (id, preset, rules_json, seed, status, created_at, updated_at, "
+            "host_id, last_activity, seq) VALUES ('old', 'rummikub', '{}', 3, 'finished', 1, 2, "
+            "'h', 2, 1)"
+        )
+        db.execute("INSERT INTO commands VALUES ('old', 1, 0, 'done', 2)")
+        db.execute("INSERT INTO results VALUES ('old', 0, 'h', 5, 1, 1, 'out', 2, '{}')")
+        db.execute("INSERT INTO kv VALUES ('ladder_result', 'old', '{\"x\": 1}')")
+        db.commit()
+    store = SqliteStore(path)
+    await store.open()
+    assert await store.schema_version() == SCHEMA_VERSION == 2
+    old = await store.load_game("old")
+    assert (old.status, old.seq, old.seed) == ("finished", 1, 3)
+    assert [c.text for c in await store.commands("old")] == ["done"]
+    assert (await store.results("old"))[0].points == 5
+    assert await store.kv_get("ladder_result", "old") == {"x": 1}
+    await store.create_game(game("new"))
+    await store.quarantine("new", "test", at=T0)
+    await store.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("DELETE FROM commands")
+        indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        assert {"games_status", "games_channel", "results_player"} <= indexes
+
+
+async def test_results_still_need_their_game(store: SqliteStore):
+    """Foreign keys stay on after the migration's table rebuild."""
+    await started(store, "g1")
+    rows = (ResultRow("ghost", 0, "alice", 1.0, 1, True, "out", T0),)
+    with pytest.raises(StoreConflict):
+        await store.append_command(write(1, status="finished", results=rows))
+    assert (await store.load_game("g1")).seq == 0
