@@ -337,3 +337,38 @@ def test_hint_keeps_table_jokers_in_their_melds_when_the_best_play_would_move_on
     assert "(1 Stein): add 2 R13" in event.text_de
     g.apply(0, command)
     assert table(g) == ["B5 Y5 K5 J", "R10 R11 R12 R13"]
+
+
+@pytest.mark.parametrize(
+    ("name", "position", "before", "expected"),
+    [
+        ("rummikub", ("R4 J R6 | B9 B10 B11", "R5 K7 Y7 B1"), "", "swap 1 R5; meld Y7 K7 J; done"),
+        ("rummikub", ("B2 B3 B4 B5 B6 | R8 Y8 K8", "K1 Y11"), "split 1 B5; ", "reset; draw"),
+        ("stein", ("Y11 Y12 Y13", "Y1 Y2 R5 K9"), "", "add 1 Y1 Y2; discard K9"),
+    ],
+)
+def test_hint_through_rummy_turn_is_accepted_typed_back(name, position, before, expected):
+    """The same hints through the command-line contract (`rummy turn ... "hint"`)."""
+    from engine.cli import tile_turn
+
+    rules = preset(name)
+    asked = tile_turn(rules, *position, True, before + "hint", lang="de")
+    assert asked["ok"] and asked["command"] == expected
+    assert asked["hint"].endswith(": " + expected) and asked["hint"].startswith(("Bester", "Kein"))
+    played = tile_turn(rules, *position, True, before + expected)
+    assert played["ok"], played["error"]
+
+
+def test_hint_through_rummy_turn_before_the_stein_draws():
+    from engine.cli import tile_turn
+
+    rules = preset("stein")
+    args = (rules, "R4 R5 R6", "Y1 Y2 K9 B3", True)
+    asked = tile_turn(*args, "hint", discards="B7 Y3", before_draws=True)
+    assert asked["command"] == "pick Y3; draw"
+    follow = tile_turn(*args, "pick Y3; draw; hint", discards="B7 Y3", before_draws=True)
+    assert follow["ok"] and "Y3" in follow["hand"]
+    done = tile_turn(
+        *args, f"pick Y3; draw; {follow['command']}", discards="B7 Y3", before_draws=True
+    )
+    assert done["ok"], done["error"]
