@@ -283,8 +283,12 @@ def test_rummy_turn_cli_uses_the_language(capsys):
     )
     assert code == 1 and "verschiedene Farben" in data["error"]["message"]
     code, data = cli(capsys, "turn", "--rules", "romme", "--lang", "de", "--hand", "5S 2D", "hint")
-    assert code == 1 and data["error"]["code"] == "turn.unfinished"
-    assert "Zug" in data["error"]["message"]
+    assert code == 0 and data["command"] == "discard 5S" and "Lege 5S ab" in data["hint"]
+    code, data = cli(capsys, "turn", "--rules", "romme", "--lang", "de", "--hand", "5S 2D", "undo")
+    assert code == 1 and data["error"]["code"] == "turn.nothing_to_undo"
+    assert "zurückzunehmen" in data["error"]["message"]
+    out = card_turn(ROMME, "", "5S 5H 5D 2D", True, "meld 5S 5H 5D", "de")["error"]
+    assert out["code"] == "turn.unfinished" and "discard KARTE" in out["message"]
 
 
 # ---------------------------------------------------------------- 12. hint in card games
