@@ -6,7 +6,6 @@ import json
 import pytest
 
 from bot.rummy_cli import main
-from engine.commands import Command
 from engine.errors import RummyError
 from engine.game import load_game
 from engine.melds import joker_meanings, positional_reading
@@ -496,19 +495,26 @@ def test_a_table_discard_must_leave_every_meld_valid():
 
 def test_a_table_discard_names_the_meld_when_asked():
     g = game("stein", "R1 R2 R3 R4 | R4 R5 R6 R7", "K9 K10 K11", "Y1", "Y2")
-    g.apply(0, "meld K9 K10 K11")
-    work = g.copy()
-    work._run(0, Command("discard", meld=2, pieces=tuple(parse_faces("R4"))))
-    assert work.status == "finished"
-    assert [" ".join(str(f) for f in m) for m in work.table_faces()][:2] == [
-        "R1 R2 R3 R4",
-        "R5 R6 R7",
-    ]
+    g.apply(0, "meld K9 K10 K11; discard 2 R4")
+    assert g.status == "finished"
+    assert table(g)[:2] == ["R1 R2 R3 R4", "R5 R6 R7"]
     g2 = game("stein", "R1 R2 R3 R4", "B1", "Y1", "Y2")
-    with pytest.raises(RummyError) as info:
-        g2._run(0, Command("discard", meld=1, pieces=tuple(parse_faces("R4"))))
-    assert info.value.code == "turn.discard_from_hand"
-    assert "1 tile" in info.value.message("en") and "1 Stein" in info.value.message("de")
+    err = rejects(g2, "discard 1 R4", "turn.discard_from_hand")
+    assert "1 tile" in err.message("en") and "1 Stein" in err.message("de")
+    g3 = game("stein", "R1 R2 R3 R4", "B1 B2", "Y1", "Y2")
+    assert "2 tiles" in rejects(g3, "discard 1 R4", "turn.discard_from_hand").message("en")
+
+
+def test_a_table_discard_keeps_the_rules_of_touching_the_table():
+    # a claim would break, a table joker is not freed by being discarded, others' claims
+    g = claimed("stein_plus", "R7 B7 Y7 K7 | R1 R2 R3 J", "K9 K10 K11", "Y1", "Y2")
+    rejects(g, "meld K9 K10 K11; discard 1 K7", "claim.broken")
+    rejects(g, "meld K9 K10 K11; discard 2 J", "joker.cannot_move")
+    g.apply(0, "meld K9 K10 K11; discard R1")
+    assert g.status == "finished" and g.result.details["claims"] == [1, 0, 0]
+    # before opening, tiles that lay on the table are not touched
+    g = game("stein", "R1 R2 R3 R4", "K9 K10 K11", "Y1", "Y2", opened=(False,))
+    rejects(g, "meld K9 K10 K11; discard R4", "opening.table_locked")
 
 
 def test_a_table_discard_through_rummy_turn(capsys):
