@@ -6,9 +6,11 @@ Every sub-command takes ``--lang en|de``: every message, and the text output, in
   -> ``{"valid": bool, "kind": "group"|"run"|null, "value": int|null, "reason": str|null}``;
   several melds (separated by ``|``, ``;`` or new lines) add ``"melds"``: one such dict each.
   Exit 0 valid, 1 invalid.
-- ``rummy turn --rules PRESET --table "MELDS" --hand "PIECES" [--discards "PIECES"] [--opened]
-  [--json] "COMMANDS"`` (commands separated by ``;``, ``|`` or new lines, spaces optional)
-  -> ``{"ok": bool, "table": [[...]], "hand": [...], "error": {"code", "message"}|null}``;
+- ``rummy turn --rules PRESET --table "MELDS" --hand "PIECES" [--discards "PIECES"] [--pool "CARDS"]
+  [--before-draws] [--opened] [--json] "COMMANDS"`` (commands separated by ``;``, ``|`` or new
+  lines, spaces optional)
+  -> ``{"ok": bool, "table": [[...]], "hand": [...], "error": {"code", "message"}|null}``, plus
+  ``"hint"`` and ``"command"`` when the commands end with ``hint``;
   exit 0 accepted, 1 rejected, 2 usage error.
 - ``rummy score --rules PRESET --left "PIECES" ... [--claims 1,0,..] [--first-round] [--json]``
   -> ``{"points": [...]}``
@@ -144,20 +146,29 @@ def cmd_turn(args: argparse.Namespace) -> int:
     if rules.family == "card":
         from .cards_cli import card_turn
 
-        flag = "--discards" if args.discards else "--before-draws" if args.before_draws else ""
-        if flag:
-            print(
-                _say(
-                    lang,
-                    f"rummy turn: {flag} is for tile games; a card position starts after the "
-                    "draw, with an empty discard pile",
-                    f"rummy turn: {flag} gibt es für Steinspiele; eine Kartenstellung beginnt "
-                    "nach dem Ziehen, mit leerer Ablage",
-                ),
-                file=sys.stderr,
-            )
-            return 2
-        data = card_turn(rules, args.table, args.hand, args.opened, args.commands, lang)
+        data = card_turn(
+            rules,
+            args.table,
+            args.hand,
+            args.opened,
+            args.commands,
+            lang,
+            discards=args.discards,
+            pool=args.pool,
+            before_draws=args.before_draws,
+        )
+    elif args.pool:
+        print(
+            _say(
+                lang,
+                "rummy turn: --pool is for card games; a tile position's pool is the rest of "
+                "the preset's tiles",
+                "rummy turn: --pool gibt es für Kartenspiele; der Vorrat einer Steinstellung "
+                "sind die übrigen Steine des Spiels",
+            ),
+            file=sys.stderr,
+        )
+        return 2
     else:
         data = tile_turn(
             rules,
@@ -321,11 +332,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--table", default="", help='melds, e.g. "R5 R6 R7 | B9 Y9 K9"')
     p.add_argument("--hand", required=True, help="the mover's pieces")
     p.add_argument("--opened", action="store_true", help="the mover has already opened")
-    p.add_argument("--discards", default="", help="tile games: the discard stock, bottom to top")
+    p.add_argument("--discards", default="", help="the discard stock / pile, bottom to top")
+    p.add_argument("--pool", default="", help="card games: the talon, top card last")
     p.add_argument(
         "--before-draws",
         action="store_true",
-        help="Stein: the mover has not drawn yet (also when the commands do not begin with a draw)",
+        help="the mover has not drawn yet (also when the commands do not begin with a draw)",
     )
     p.add_argument("commands", help='commands separated by ";", "|" or new lines')
     p.set_defaults(func=cmd_turn)

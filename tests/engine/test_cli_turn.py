@@ -225,13 +225,27 @@ def test_stein_pick_from_the_discard_stock(capsys):
     assert "Alt-Bestand" in data["error"]["message"]
 
 
-@pytest.mark.parametrize("flag", [["--discards", "5H"], ["--before-draws"]])
-def test_tile_position_flags_are_refused_for_cards(capsys, flag):
-    argv = ["turn", "--rules", "romme", "--hand", "9C 9H 9S 3D", *flag]
-    assert main([*argv, "discard 3D"]) == 2
-    assert flag[0] in capsys.readouterr().err
-    assert main([*argv, "--lang", "de", "discard 3D"]) == 2
-    assert "Steinspiele" in capsys.readouterr().err
+CARD_POSITION = ["--hand", "9C 9H 9S 3D", "--discards", "5H 4D", "--pool", "KS QS"]
+
+
+def test_card_positions_with_discards_talon_and_before_the_draw(capsys):
+    argv = ["--rules", "romme", *CARD_POSITION, "--before-draws"]
+    code, data = turn_json(capsys, *argv, "draw;discard 3D")
+    assert code == 0 and sorted(data["hand"]) == ["9C", "9H", "9S", "QS"]  # QS: the talon's top
+    code, data = turn_json(capsys, *argv, "--lang", "de", "hint")
+    assert code == 0 and data["command"] == "draw" and data["hint"].startswith("Nimm zuerst")
+    code, data = turn_json(capsys, *argv, data["command"] + "; discard 3D")
+    assert code == 0
+    code, data = turn_json(capsys, "--rules", "rummy", *CARD_POSITION, "pick 4D|discard 4D")
+    assert code == 1 and data["error"]["code"] == "cards.discard_picked"
+
+
+def test_pool_is_for_card_positions(capsys):
+    argv = ["turn", "--rules", "stein", "--hand", "R1 R2 B4", "--pool", "R5"]
+    assert main([*argv, "discard B4"]) == 2
+    assert "--pool" in capsys.readouterr().err
+    assert main([*argv, "--lang", "de", "discard B4"]) == 2
+    assert "Kartenspiele" in capsys.readouterr().err
 
 
 def test_score_errors_follow_lang(capsys):
@@ -299,3 +313,19 @@ def test_validate_several_melds_text_and_a_bad_piece(capsys):
     data = json.loads(out)
     assert code == 1 and data["reason"].startswith('Meld 2: "X9": colour must be')
     assert data["melds"][0]["valid"] is True
+
+
+@pytest.mark.parametrize(
+    ("rules", "table", "hand", "opened"),
+    [
+        ("romme", "", "QH KH AH JS JD JC 4S", False),
+        ("romme", "5D 6D 7D", "8D 4C 4H 4S KS", True),
+        ("rummy", "5D 6D 7D", "8D 4C 4H 4S KS", False),
+    ],
+)
+def test_a_card_hint_typed_back_through_rummy_turn_is_accepted(capsys, rules, table, hand, opened):
+    argv = ["--rules", rules, "--table", table, "--hand", hand] + (["--opened"] if opened else [])
+    code, data = turn_json(capsys, *argv, "hint")
+    assert code == 0 and data["hint"].endswith(data["command"]), data
+    code, played = turn_json(capsys, *argv, data["command"])
+    assert code == 0 and played["ok"] is True, (data["command"], played)
