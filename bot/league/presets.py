@@ -3,8 +3,11 @@
 Every helper turns a finished game's scores into a :class:`GameResult` whose ``mp`` is "higher
 is better, at most ``max_mp``", so percentages mean the same on every ladder:
 
-- ``stein`` / ``stein_plus`` (RULES.md): ``mp`` = SMP + CMP. SMP is n+1-k by tiles left, ties
-  averaged. ``max_mp`` = n + the number of claims standing at the end of the game (all players'):
+- ``stein`` / ``stein_plus`` (RULES.md): ``mp`` = SMP + CMP. SMP is n+1-k by tiles left in
+  ``stein``; in ``stein_plus`` 4 for the empty hand, then 3, 2, 1 by fewest tiles left, for any
+  number of players (``engine.scoring.stein_plus_match_points``); ties averaged. ``max_mp`` = the
+  first place's SMP (n, or 4 in ``stein_plus``) + the number of claims standing at the end of the
+  game (all players'):
   a claim is a point any player could have owned, so percent stays within 0..100 and is 100 only
   for a player who went out and held every claim. ``rank`` and ``won`` come from total MP (seed
   000 Plus: "die Summe aus SMP und CMP gewinnt das Spiel"). ``points`` = tiles left.
@@ -26,6 +29,7 @@ from typing import Any
 from bot.league.errors import LeagueError
 from bot.league.ladder import GameResult, PlayerResult
 from bot.league.mp import competition_ranks, place_points, stein_mp
+from engine.scoring import stein_plus_match_points, stein_plus_place_values
 from engine.settlement import Settlement, settle
 
 PRESETS = ("stein", "stein_plus", "rummikub", "romme", "rummy")
@@ -94,14 +98,21 @@ def result_from_stein(
     (``first_round_out``, the no-joker stalemate); ``claims`` counts each seat's standing claims.
     """
     _check_length("tiles_left", tiles_left, players)
-    base = list(smp) if smp is not None else stein_mp(tiles_left, winner)
+    if preset == "stein_plus":
+        stein_mp(tiles_left, winner)  # the same checks of the input
+        first_place = stein_plus_place_values(len(players), True)[0]
+        plain = stein_plus_match_points(tiles_left, winner, [0] * len(tiles_left))
+    else:
+        first_place = len(players)
+        plain = stein_mp(tiles_left, winner)
+    base = list(smp) if smp is not None else plain
     _check_length("smp", base, players)
     cmp = list(claims) if claims is not None else [0] * len(players)
     _check_length("claims", cmp, players)
     for seat, count in enumerate(cmp):
         if count < 0:
             raise LeagueError("mp.negative", seat=seat, value=count)
-    top = float(len(players) + sum(cmp))
+    top = float(first_place + sum(cmp))
     mp = [s + c for s, c in zip(base, cmp, strict=True)]
     return _build(meta, preset, players, mp, [top] * len(players), list(tiles_left))
 

@@ -149,6 +149,19 @@ def test_stein_plus_claims_add_to_mp_and_to_the_maximum():
     assert [line.won for line in result.players] == [False, True, False, False]
 
 
+def test_stein_plus_scores_four_three_two_with_three_players():
+    """RULES.md Stein Plus: empty hand 4 SMP, then 3, 2, 1 by fewest tiles, for any number of
+    players (plain Stein keeps n+1-k); the most a player can earn is 4 + the claims."""
+    result = stein("p3", ["a", "b", "c"], [0, 6, 2], 0, claims=[1, 0, 0], preset="stein_plus")
+    assert [line.mp for line in result.players] == [5.0, 2.0, 3.0]
+    assert {line.max_mp for line in result.players} == {5.0}
+    assert all(0 <= line.mp <= line.max_mp for line in result.players)
+    plain = stein("s3", ["a", "b", "c"], [0, 6, 2], 0)
+    assert [line.mp for line in plain.players] == [3.0, 1.0, 2.0]
+    tied = stein("p3t", ["a", "b", "c"], [0, 4, 4], 0, preset="stein_plus")
+    assert [line.mp for line in tied.players] == [4.0, 2.5, 2.5]
+
+
 def test_rummikub_uses_place_mp_and_keeps_signed_points():
     result = result_from_rummikub(meta("r1"), ["a", "b", "c"], [57, -30, -27])
     assert [line.mp for line in result.players] == [3.0, 1.0, 2.0]
