@@ -4,6 +4,7 @@ to docs/RULES.md, which exists and covers every preset."""
 from __future__ import annotations
 
 import io
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,28 @@ async def test_console_table_speaks_of_cards_or_tiles(
     text = out.getvalue()
     assert seat_line in text and rack in text
     assert " pieces" not in text
+
+
+def test_nothing_in_the_repository_points_outside_it() -> None:
+    """The rules live in docs/RULES.md; no tracked text refers to the shared folder beside the
+    repository (issue 13)."""
+    git = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if git.returncode == 0:
+        listed = git.stdout.split()
+    else:  # not a git checkout (an unpacked archive): every file but the virtualenv
+        skip = (".venv", ".git", "build")
+        listed = [
+            str(f.relative_to(ROOT))
+            for f in ROOT.rglob("*")
+            if f.relative_to(ROOT).parts[0] not in skip and ".egg-info" not in str(f)
+        ]
+    outside = ("../" + "shared", "shared/" + "RULES")  # split so this file does not match itself
+    offenders = []
+    for name in listed:
+        path = ROOT / name
+        if path.suffix not in (".md", ".py", ".toml", ".txt", ".cfg") or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if any(pointer in text for pointer in outside):
+            offenders.append(name)
+    assert offenders == []
