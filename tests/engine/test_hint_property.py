@@ -132,7 +132,7 @@ def test_a_sweep_of_reached_states_meets_every_kind_of_hint():
     """Fixed states of each preset: every hint is accepted, and between them they cover the
     cases of issue 13 (draws first, reset first, a joker swap, a play, a plain draw)."""
     seen = []
-    for name in PRESETS:
+    for name in ("stein", "rummikub"):  # Stein Plus deals as Stein: the property test has it
         for k in range(9):
             g = reach(name, 100 + k, 6 + 2 * k, k % 3, k % 4)
             if g.status == "playing":
