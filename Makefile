@@ -32,5 +32,11 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python -m benchmarks $(ARGS)
 
+# The stateful tests run long (issue 13): FUZZ_STEPS rule steps per configuration (default
+# 100000), FUZZ_SECONDS at most per configuration, FUZZ_ONLY=stein,rummikub to choose.
+.PHONY: fuzz
+fuzz: $(STAMP)
+	nice $(BIN)/python -m benchmarks.fuzz $(ARGS)
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Stateful (Hypothesis) tests over the whole command language: see machine.py."""
