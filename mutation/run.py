@@ -1,0 +1,232 @@
+"""Mutation testing of the rules engine (issue 13): ``make mutation`` runs this.
+
+    python mutation/run.py [TARGET ...] [--work DIR] [--keep]
+
+Targets (all by default): ``melds`` (every function of engine/melds.py), ``scoring`` (every function
+of engine/scoring.py), ``tiles`` and ``cards`` (only the rule checks of engine/tiles.py and
+engine/cards.py, listed in :data:`TARGETS`). mutmut 3 mutates a snapshot of the sources copied into a
+work directory (default ``mutation/work``, git-ignored), so the repository itself is never touched and
+edits made while a run is under way do not disturb it. Each mutant runs only the tests, out of the fast
+rule tests in :data:`TESTS`, that execute the mutated function. The script ends with a table per
+target: mutants total / killed / survived / timeout / no tests / other, and the share killed, and it
+lists every surviving mutant (inspect one with ``cd mutation/work && mutmut show NAME``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The fast tests that judge the rules; the slow solver, AI and property suites stay out.
+TESTS = [
+    "tests/engine/test_melds.py",
+    "tests/engine/test_melds_mutants.py",
+    "tests/engine/test_scoring_mutants.py",
+    "tests/engine/test_rule_checks_mutants.py",
+    "tests/engine/test_stein.py",
+    "tests/engine/test_stein_plus.py",
+    "tests/engine/test_rummikub.py",
+    "tests/engine/test_cards_romme.py",
+    "tests/engine/test_cards_rummy.py",
+    "tests/engine/test_notation.py",
+    "tests/engine/test_tile_rules.py",
+    "tests/engine/test_card_rules.py",
+    "tests/engine/test_cli_turn.py",
+]
+# Too slow to run for every mutant (seconds each); the other tests cover the same rules.
+SLOW = ["tests/engine/test_card_rules.py::test_every_hint_typed_back_is_accepted"]
+
+# target -> (file, mutant-name patterns). mutmut names a mutant of function f in engine/x.py
+# "engine.x.x_f__mutmut_N" and of method C.m "engine.x.xǁCǁm__mutmut_N".
+TARGETS: dict[str, tuple[str, list[str]]] = {
+    "melds": ("engine/melds.py", ["engine.melds.*"]),
+    "scoring": ("engine/scoring.py", ["engine.scoring.*"]),
+    "tiles": (
+        "engine/tiles.py",
+        [
+            f"engine.tiles.xǁTileGameǁ{name}__mutmut_*"
+            for name in (
+                "check_turn",
+                "_opening_value",
+                "_may_touch_table",
+                "_touch",
+                "_locked",
+                "draws_needed",
+                "draws_complete",
+                "_require_draws",
+                "_cmd_done",
+                "_cmd_discard",
+                "_cmd_swap",
+                "_cmd_take",
+            )
+        ],
+    ),
+    "cards": (
+        "engine/cards.py",
+        [
+            *(
+                f"engine.cards.x_{name}__mutmut_*"
+                for name in (
+                    "romme_card_penalty",
+                    "rummy_card_points",
+                    "romme_penalties",
+                    "rummy_points",
+                    "strike_points",
+                    "_pos_rank",
+                    "_span_ok",
+                    "run_start",
+                )
+            ),
+            *(
+                f"engine.cards.xǁCardGameǁ{name}__mutmut_*"
+                for name in (
+                    "_build_meld",
+                    "_declared_group",
+                    "_extended",
+                    "_check_turn_end",
+                    "_swap_position",
+                )
+            ),
+        ],
+    ),
+}
+
+STATUS = {
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    36: "timeout",
+    -24: "timeout",
+    24: "timeout",
+    152: "timeout",
+    255: "timeout",
+    5: "no tests",
+    33: "no tests",
+    None: "not checked",
+}
+
+
+def setup_cfg(files: list[str], deselect: list[str]) -> str:
+    lines = ["[mutmut]", "source_paths = engine", "only_mutate ="]
+    lines += [f"    {f}" for f in files]
+    lines += ["pytest_add_cli_args_test_selection ="]
+    lines += [f"    {t}" for t in TESTS if (ROOT / t).exists()]
+    lines += ["pytest_add_cli_args ="]
+    lines += [f"    --deselect={t}" for t in deselect]
+    lines += [
+        # the clean run must not fill engine.melds' lru_cache in the process mutants fork from
+        "process_isolation = forkserver",
+        "forkserver_warmup = collect",
+        "timeout_constant = 5.0",
+        "use_git_change_detection = false",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def prepare(work: Path, files: list[str]) -> None:
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", "out")
+    for name in ("engine", "tests", "benchmarks"):
+        shutil.copytree(ROOT / name, work / name, ignore=ignore)
+    shutil.copy2(ROOT / "pyproject.toml", work / "pyproject.toml")
+    # Tests that fail on the unmutated snapshot (work in progress elsewhere) cannot judge mutants.
+    tests = [t for t in TESTS if (work / t).exists()]
+    deselect = [f"--deselect={t}" for t in SLOW]
+    clean = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rfE", *deselect, *tests],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    # "FAILED path::test[params] - why": deselect the test with all its parameters
+    failing = sorted(
+        {
+            line.split()[1].split("[")[0]
+            for line in clean.stdout.splitlines()
+            if line.startswith(("FAILED ", "ERROR "))
+        }
+    )
+    for name in failing:
+        print(f"deselected, fails without mutation: {name}")
+    (work / "setup.cfg").write_text(setup_cfg(files, SLOW + failing), encoding="utf-8")
+
+
+def results(work: Path, patterns: list[str]) -> dict[str, str]:
+    """Status of every mutant matching one of the patterns, from mutmut's meta files."""
+    out: dict[str, str] = {}
+    for meta in (work / "mutants").rglob("*.meta"):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        for name, code in data.get("exit_code_by_key", {}).items():
+            if any(fnmatch.fnmatchcase(name, p) for p in patterns):
+                out[name] = STATUS.get(code, f"other ({code})")
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets", nargs="*", help=f"any of {', '.join(TARGETS)}")
+    parser.add_argument("--work", type=Path, default=ROOT / "mutation" / "work")
+    parser.add_argument("--keep", action="store_true", help="reuse the work dir (mutmut's cache)")
+    args = parser.parse_args()
+    targets = args.targets or list(TARGETS)
+    unknown = [t for t in targets if t not in TARGETS]
+    if unknown:
+        parser.error(f"unknown target(s) {', '.join(unknown)}; choose from {', '.join(TARGETS)}")
+    files = [TARGETS[t][0] for t in targets]
+    patterns = [p for t in targets for p in TARGETS[t][1]]
+    work: Path = args.work.resolve()
+    if not args.keep or not work.exists():
+        prepare(work, files)
+    mutmut = Path(sys.executable).parent / "mutmut"
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    cmd = [str(mutmut), "run", "--max-children", "1", *patterns]
+    print("$", " ".join(cmd[1:3]), "--max-children 1", f"<{len(patterns)} patterns>", flush=True)
+    with open(work / "mutmut.log", "w", encoding="utf-8") as log:
+        done = subprocess.run(cmd, cwd=work, env=env, stdout=log, stderr=log, check=False)
+    if done.returncode not in (0, None):
+        print(
+            f"mutmut run exited with {done.returncode}: see {work / 'mutmut.log'}", file=sys.stderr
+        )
+    status = results(work, patterns)
+    if not status:
+        print("no mutants found: did mutmut run?", file=sys.stderr)
+        return 1
+    print()
+    head = f"{'target':<8} {'file':<18} {'total':>5} {'killed':>6} {'surv.':>5} {'t/o':>4}"
+    print(head + f" {'no t.':>5} {'other':>5} {'killed %':>8}")
+    survivors: list[str] = []
+    for t in targets:
+        mine = {
+            n: s for n, s in status.items() if any(fnmatch.fnmatchcase(n, p) for p in TARGETS[t][1])
+        }
+        counts = {k: sum(1 for s in mine.values() if s == k) for k in ("killed", "survived")}
+        timeout = sum(1 for s in mine.values() if s == "timeout")
+        no_tests = sum(1 for s in mine.values() if s == "no tests")
+        other = len(mine) - counts["killed"] - counts["survived"] - timeout - no_tests
+        share = 100 * counts["killed"] / len(mine) if mine else 0.0
+        print(
+            f"{t:<8} {TARGETS[t][0]:<18} {len(mine):>5} {counts['killed']:>6} "
+            f"{counts['survived']:>5} {timeout:>4} {no_tests:>5} {other:>5} {share:>7.1f}%"
+        )
+        survivors += sorted(n for n, s in mine.items() if s not in ("killed", "timeout"))
+    if survivors:
+        print("\nnot killed (survived, no tests, not checked):")
+        for name in survivors:
+            print(f"  {name}: {status[name]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

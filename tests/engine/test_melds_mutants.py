@@ -1,0 +1,169 @@
+"""Meld rules that mutation testing of engine/melds.py showed untested (issue 13, `make mutation`).
+
+Each test states a rule of RULES.md "Common ground" and the per-preset run rules: which melds are
+valid, what a joker stands for, what a meld is worth, and that an invalid meld is refused with the
+reason that applies (the meld's number, the piece that is doubled, the gap that is missing).
+"""
+
+import pytest
+
+from engine.errors import RummyError
+from engine.melds import analyse, is_valid, joker_meanings, readings
+from engine.pieces import Tile, format_faces, parse_faces
+from engine.rules import ROMME, RUMMIKUB, RUMMY, STEIN
+
+LINEAR = RUMMIKUB.meld_spec
+WRAP = STEIN.meld_spec
+ROMME_SPEC = ROMME.meld_spec
+ACE_HIGH = ROMME.with_options(run_mode="ace_high").meld_spec  # Rommé variant c
+RUMMY_SPEC = RUMMY.meld_spec
+
+
+def tiles(text):
+    return parse_faces(text)
+
+
+def cards(text):
+    return parse_faces(text, "card")
+
+
+def refusal(faces, spec, meld_no=2):
+    with pytest.raises(RummyError) as info:
+        analyse(faces, spec, meld_no)
+    return info.value
+
+
+def run_of(colour, values):
+    return tiles(" ".join(f"{colour}{v}" for v in values))
+
+
+# -- an invalid meld names itself and what is wrong ------------------------------------------
+
+INVALID = [
+    ("R5 R6", "meld.too_short"),
+    ("J J J", "meld.only_jokers"),
+    ("R5 B5 Y5 K5 J", "meld.group_too_long"),
+    ("R5 B5 R5", "meld.group_colours"),
+    ("R1 R2 R2", "meld.run_duplicate"),
+    ("R12 R13 R1", "meld.run_wrap"),
+    ("R1 R3 R4", "meld.run_gap"),
+    ("B5 R6 Y7", "meld.mixed"),
+    ("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 J", "meld.run_too_long"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), INVALID)
+def test_a_numbered_meld_is_named_in_its_refusal(text, code):
+    err = refusal(tiles(text), LINEAR, meld_no=2)
+    assert err.code == code
+    assert err.message("en").startswith(f"Meld 2 ({text}): ")
+    assert err.message("de").startswith(f"Kombination 2 ({text}): ")
+
+
+@pytest.mark.parametrize(("text", "code"), INVALID)
+def test_a_meld_without_a_number_is_shown_as_typed(text, code):
+    err = refusal(tiles(text), LINEAR, meld_no=None)
+    assert err.code == code
+    assert err.message("en").startswith(f"{text}: ")
+    assert err.message("de").startswith(f"{text}: ")
+
+
+# -- groups: same value, every colour once, at most four -------------------------------------
+
+
+def test_two_equal_tiles_and_a_joker_are_a_group_with_a_doubled_colour():
+    err = refusal(tiles("R5 R5 J"), LINEAR)
+    assert err.code == "meld.group_colours"
+    assert "R5 appears twice" in err.message("en")
+
+
+def test_a_doubled_colour_in_a_group_of_four_is_not_a_length_problem():
+    err = refusal(tiles("R5 B5 R5 K5"), LINEAR)
+    assert err.code == "meld.group_colours"
+    assert "R5 appears twice" in err.message("en")
+
+
+def test_the_group_refusal_names_the_colour_that_appears_twice():
+    err = refusal(tiles("R5 B5 B5"), LINEAR)
+    assert err.code == "meld.group_colours"
+    assert "B5 appears twice" in err.message("en")
+    assert "B5 kommt doppelt vor" in err.message("de")
+
+
+def test_one_tile_and_many_jokers_is_a_run_that_is_too_long():
+    faces = tiles("R5" + " J" * 13)  # 14 pieces: no run of Rummikub is that long
+    err = refusal(faces, LINEAR)
+    assert err.code == "meld.run_too_long"
+    assert "at most 13" in err.message("en")
+
+
+def test_the_run_length_limit_is_the_presets():
+    err = refusal(run_of("K", list(range(1, 14)) * 2) + tiles("J"), WRAP)
+    assert err.code == "meld.run_too_long"
+    assert "at most 26" in err.message("en")
+
+
+# -- runs: duplicates, gaps, ends -------------------------------------------------------------
+
+
+def test_thirteen_tiles_with_a_duplicate_are_refused_for_the_duplicate():
+    faces = run_of("B", range(1, 13)) + tiles("B12")
+    err = refusal(faces, LINEAR)
+    assert err.code == "meld.run_duplicate"
+    assert "B12 appears twice" in err.message("en")
+
+
+def test_a_stein_run_of_thirteen_or_fewer_may_not_repeat_a_tile():
+    err = refusal(tiles("R5 R5 R6"), WRAP)
+    assert err.code == "meld.run_duplicate"
+    assert "R5 appears twice" in err.message("en")
+    faces = run_of("R", range(1, 13)) + tiles("R5")
+    assert refusal(faces, WRAP).code == "meld.run_duplicate"
+
+
+def test_a_stein_run_longer_than_thirteen_repeats_tiles_and_is_judged_by_its_gaps():
+    # fourteen tiles go once round the cycle and one further: K13 is missing
+    err = refusal(run_of("K", range(1, 13)) + tiles("K1 K3"), WRAP)
+    assert err.code == "meld.run_gap"
+    assert "gap at K13" in err.message("en")
+    # K12 and K13 are missing: the gap starts at K12
+    err = refusal(run_of("K", range(1, 12)) + tiles("K1 K2 K3"), WRAP)
+    assert err.code == "meld.run_gap"
+    assert "gap at K12" in err.message("en")
+    assert is_valid(run_of("K", range(1, 14)) + tiles("K1"), WRAP)
+
+
+def test_a_run_gap_is_a_real_tile():
+    # every rank is there, but the two repeated tiles are not neighbours in the cycle
+    err = refusal(run_of("K", range(1, 14)) + tiles("K1 K3"), WRAP)
+    assert err.code == "meld.run_gap"
+    gap = err.message("en").split("gap at ")[1].split()[0]
+    assert Tile.parse(gap).rank in range(1, 14)
+
+
+@pytest.mark.parametrize(
+    ("text", "gap"), [("R1 R2 R4", "R3"), ("R1 R3 R4", "R2"), ("B4 B5 B6 B9", "B7")]
+)
+def test_the_run_refusal_names_the_first_missing_tile(text, gap):
+    err = refusal(tiles(text), LINEAR)
+    assert err.code == "meld.run_gap"
+    assert f"gap at {gap} " in err.message("en")
+    assert f"Lücke bei {gap} " in err.message("de")
+
+
+def test_nothing_stands_below_the_one():
+    reading = analyse(tiles("J R1 R2"), LINEAR)
+    assert format_faces(reading.stands_for) == "R1 R2 R3"
+    assert reading.value == 6
+    assert all(r.stands_for[0].rank >= 1 for r in readings(tiles("J R1 R2"), LINEAR))
+
+
+def test_nothing_stands_above_the_ace_when_the_ace_is_high():
+    # Rommé variant c: the ace may follow the king, nothing follows the ace
+    reading = analyse(cards("JS QS KS AS *"), ACE_HIGH)
+    assert format_faces(reading.stands_for) == "10S JS QS KS AS"
+    assert reading.value == 10 + 10 + 10 + 10 + 11
+    for reading in readings(cards("JS QS KS AS *"), ACE_HIGH):
+        assert all(1 <= f.rank <= 13 for f in reading.stands_for)
+    assert joker_meanings(cards("* QS KS AS"), ACE_HIGH) == set(cards("JS"))
+    assert joker_meanings(cards("QS KS AS *"), ACE_HIGH) == set()
