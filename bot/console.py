@@ -33,20 +33,43 @@ YOU = "console"
 HELP = """Commands (several at once, separated by ';' or '|', with or without spaces):
   draw, pick PIECE, meld PIECES [| PIECES ...], add N PIECES, move N PIECE > M (or > new),
   split N PIECE, join N M, swap N PIECE, take N PIECE, claim N, unclaim N,
-  place PIECES, hint, undo, reset, discard [N] PIECE, done, knock
+  place PIECES, hint, undo, reset, discard [N] PIECE, done
   e.g.  meld R5 R6 R7 | B9 Y9 K9; done
-Tiles: R5 B12 Y7 K1, joker J.  Cards: 10H QS A♣, joker *.
+Tiles: R5 B12 Y7 K1, joker J.
 Console: table, rack, help, rematch, quit
 All the rules, every preset, option and variant: docs/RULES.md"""
 
 HELP_DE = """Befehle (mehrere auf einmal, getrennt mit ';' oder '|', mit oder ohne Leerzeichen):
   draw, pick STEIN, meld STEINE [| STEINE ...], add N STEINE, move N STEIN > M (oder > new),
   split N STEIN, join N M, swap N STEIN, take N STEIN, claim N, unclaim N,
-  place STEINE, hint, undo, reset, discard [N] STEIN, done, knock
+  place STEINE, hint, undo, reset, discard [N] STEIN, done
   z. B.  meld R5 R6 R7 | B9 Y9 K9; done
-Steine: R5 B12 Y7 K1, Joker J.  Karten: 10H QS A♣, Joker *.
+Steine: R5 B12 Y7 K1, Joker J.
 Konsole: table, rack, help, rematch, quit
 Alle Regeln, jedes Spiel, jede Option und Variante: docs/RULES.md"""
+
+HELP_CARDS = """Commands (several at once, separated by ';' or '|', with or without spaces):
+  draw, pick, meld CARDS [| CARDS ...], add N CARDS, swap N CARD (Rommé),
+  hint, undo, reset, discard CARD, done, knock (Rommé variants a and e)
+  e.g.  draw; meld 9C 9H 9S | 5D 6D 7D; discard KS
+Cards: 10H QS A♣ (suits S H D C or ♠ ♥ ♦ ♣), joker * (Rommé only).
+Console: table, rack, help, rematch, quit
+All the rules, every preset, option and variant: docs/RULES.md"""
+
+HELP_CARDS_DE = """Befehle (mehrere auf einmal, getrennt mit ';' oder '|', mit oder ohne Leerzeichen):
+  draw, pick, meld KARTEN [| KARTEN ...], add N KARTEN, swap N KARTE (Rommé),
+  hint, undo, reset, discard KARTE, done, knock (Rommé-Varianten a und e)
+  z. B.  draw; meld 9C 9H 9S | 5D 6D 7D; discard KS
+Karten: 10H QS A♣ (Farben S H D C oder ♠ ♥ ♦ ♣), Joker * (nur Rommé).
+Konsole: table, rack, help, rematch, quit
+Alle Regeln, jedes Spiel, jede Option und Variante: docs/RULES.md"""
+
+
+def help_text(family: str, lang: str = "en") -> str:
+    """The console's ``help``: the commands of the game's family, in ``lang``."""
+    if family == "card":
+        return HELP_CARDS_DE if lang == "de" else HELP_CARDS
+    return HELP_DE if lang == "de" else HELP
 
 
 def count_pieces(count: int, family: str, lang: str = "en") -> str:
@@ -225,7 +248,8 @@ async def run_console(
             if word in ("quit", "exit", "q"):
                 break
             if word == "help":
-                console.say(HELP_DE if lang == "de" else HELP)
+                view = service.view(console.game_id) if console.game_id else None
+                console.say(help_text(view.family if view else "tile", lang))
             elif word == "table":
                 console.show_table()
             elif word == "rack":

@@ -138,3 +138,28 @@ def test_nothing_in_the_repository_points_outside_it() -> None:
         if any(pointer in text for pointer in outside):
             offenders.append(name)
     assert offenders == []
+
+
+@pytest.mark.parametrize(
+    ("preset", "lang", "present", "absent"),
+    [
+        ("romme", "en", "discard CARD", "take N PIECE"),
+        ("romme", "de", "discard KARTE", "claim N"),
+        ("stein_plus", "en", "claim N, unclaim N", "CARD"),
+    ],
+)
+async def test_console_help_fits_the_game(preset: str, lang: str, present: str, absent: str):
+    out = io.StringIO()
+    await run_console(
+        preset=preset,
+        bots=2,
+        seed=3,
+        level="easy",
+        pictures=False,
+        out_dir=None,
+        lang=lang,
+        stdin=io.StringIO("help\nquit\n"),
+        stdout=out,
+    )
+    text = out.getvalue()
+    assert present in text and absent not in text and "docs/RULES.md" in text
