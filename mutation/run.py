@@ -54,18 +54,24 @@ TARGETS: dict[str, tuple[str, list[str]]] = {
         [
             f"engine.tiles.xǁTileGameǁ{name}__mutmut_*"
             for name in (
-                "check_turn",
+                "check_turn",  # the end-of-turn check: valid melds, claims, opening
+                "joker_faults",  # table jokers: stay in their meld, keep their meaning
+                "_freed_faults",  # Rummikub: a freed joker goes into a new meld
                 "_opening_value",
                 "_may_touch_table",
                 "_touch",
                 "_locked",
+                "_keep_claim",
+                "_formed_this_turn",
                 "draws_needed",
                 "draws_complete",
                 "_require_draws",
                 "_cmd_done",
                 "_cmd_discard",
+                "_take_off_table",
                 "_cmd_swap",
                 "_cmd_take",
+                "_cmd_claim",
             )
         ],
     ),
@@ -76,10 +82,13 @@ TARGETS: dict[str, tuple[str, list[str]]] = {
                 f"engine.cards.x_{name}__mutmut_*"
                 for name in (
                     "romme_card_penalty",
+                    "romme_hand_penalty",
                     "rummy_card_points",
                     "romme_penalties",
                     "rummy_points",
                     "strike_points",
+                    "has_jokers",
+                    "refuse_jokers",
                     "_pos_rank",
                     "_span_ok",
                     "run_start",
@@ -88,11 +97,17 @@ TARGETS: dict[str, tuple[str, list[str]]] = {
             *(
                 f"engine.cards.xǁCardGameǁ{name}__mutmut_*"
                 for name in (
+                    "empty_hand_ok",
+                    "draw_count",
                     "_build_meld",
                     "_declared_group",
                     "_extended",
-                    "_check_turn_end",
+                    "_stands_for",
+                    "_joker_meanings",
                     "_swap_position",
+                    "_check_turn_end",
+                    "_check_empty_hand",
+                    "_cmd_discard",
                 )
             ),
         ],
@@ -174,11 +189,59 @@ def results(work: Path, patterns: list[str]) -> dict[str, str]:
     return out
 
 
+def matching(names, patterns: list[str]) -> list[str]:
+    return [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+
+
+def refresh_tests(work: Path) -> None:
+    """--recheck: the snapshot's sources stay, its tests become the repository's current ones."""
+    for name in ("tests", "mutants/tests"):
+        if (work / name).exists():
+            shutil.rmtree(work / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
+
+
+def report(work: Path, targets: list[str]) -> None:
+    status = results(work, [p for t in targets for p in TARGETS[t][1]])
+    print(f"\nsnapshot {work} (mutants of the sources as copied there)")
+    for t in targets:
+        changed = (work / TARGETS[t][0]).read_bytes() != (ROOT / TARGETS[t][0]).read_bytes()
+        if changed:
+            print(f"  note: {TARGETS[t][0]} has changed in the repository since the snapshot")
+    head = f"{'target':<8} {'file':<18} {'total':>5} {'killed':>6} {'surv.':>5} {'t/o':>4}"
+    print(head + f" {'no t.':>5} {'other':>5} {'killed %':>8} {'+t/o %':>7}")
+    survivors: list[str] = []
+    for t in targets:
+        mine = {n: status[n] for n in matching(status, TARGETS[t][1])}
+        count = {k: sum(1 for s in mine.values() if s == k) for k in STATUS.values()}
+        other = len(mine) - count["killed"] - count["survived"] - count["timeout"]
+        other -= count["no tests"]
+        total = len(mine) or 1
+        share = 100 * count["killed"] / total
+        share_t = 100 * (count["killed"] + count["timeout"]) / total
+        print(
+            f"{t:<8} {TARGETS[t][0]:<18} {len(mine):>5} {count['killed']:>6} "
+            f"{count['survived']:>5} {count['timeout']:>4} {count['no tests']:>5} {other:>5} "
+            f"{share:>7.1f}% {share_t:>6.1f}%"
+        )
+        survivors += sorted(n for n, s in mine.items() if s not in ("killed", "timeout"))
+    if survivors:
+        print("\nnot killed (inspect one with: cd WORK && mutmut show NAME):")
+        for name in survivors:
+            print(f"  {name}: {status[name]}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("targets", nargs="*", help=f"any of {', '.join(TARGETS)}")
-    parser.add_argument("--work", type=Path, default=ROOT / "mutation" / "work")
-    parser.add_argument("--keep", action="store_true", help="reuse the work dir (mutmut's cache)")
+    parser.add_argument("targets", nargs="*", help=f"any of {', '.join(TARGETS)} (default: all)")
+    parser.add_argument("--work", type=Path, help="work dir (default mutation/work/TARGETS)")
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="keep the snapshot, take the current tests, run again only the mutants not killed",
+    )
+    parser.add_argument("--report", action="store_true", help="only print the last results")
     args = parser.parse_args()
     targets = args.targets or list(TARGETS)
     unknown = [t for t in targets if t not in TARGETS]
@@ -186,45 +249,30 @@ def main() -> int:
         parser.error(f"unknown target(s) {', '.join(unknown)}; choose from {', '.join(TARGETS)}")
     files = [TARGETS[t][0] for t in targets]
     patterns = [p for t in targets for p in TARGETS[t][1]]
-    work: Path = args.work.resolve()
-    if not args.keep or not work.exists():
+    work: Path = (args.work or ROOT / "mutation" / "work" / "+".join(targets)).resolve()
+    if args.report:
+        report(work, targets)
+        return 0
+    names = patterns
+    if args.recheck and work.exists():
+        refresh_tests(work)
+        status = results(work, patterns)
+        names = sorted(n for n, s in status.items() if s not in ("killed", "timeout"))
+        print(f"rechecking {len(names)} mutants not killed before", flush=True)
+        if not names:
+            report(work, targets)
+            return 0
+    else:
         prepare(work, files)
     mutmut = Path(sys.executable).parent / "mutmut"
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    cmd = [str(mutmut), "run", "--max-children", "1", *patterns]
-    print("$", " ".join(cmd[1:3]), "--max-children 1", f"<{len(patterns)} patterns>", flush=True)
-    with open(work / "mutmut.log", "w", encoding="utf-8") as log:
+    cmd = [str(mutmut), "run", "--max-children", "1", *names]
+    print(f"$ cd {work} && mutmut run --max-children 1 <{len(names)} names>", flush=True)
+    with open(work / "mutmut.log", "a", encoding="utf-8") as log:
         done = subprocess.run(cmd, cwd=work, env=env, stdout=log, stderr=log, check=False)
     if done.returncode not in (0, None):
-        print(
-            f"mutmut run exited with {done.returncode}: see {work / 'mutmut.log'}", file=sys.stderr
-        )
-    status = results(work, patterns)
-    if not status:
-        print("no mutants found: did mutmut run?", file=sys.stderr)
-        return 1
-    print()
-    head = f"{'target':<8} {'file':<18} {'total':>5} {'killed':>6} {'surv.':>5} {'t/o':>4}"
-    print(head + f" {'no t.':>5} {'other':>5} {'killed %':>8}")
-    survivors: list[str] = []
-    for t in targets:
-        mine = {
-            n: s for n, s in status.items() if any(fnmatch.fnmatchcase(n, p) for p in TARGETS[t][1])
-        }
-        counts = {k: sum(1 for s in mine.values() if s == k) for k in ("killed", "survived")}
-        timeout = sum(1 for s in mine.values() if s == "timeout")
-        no_tests = sum(1 for s in mine.values() if s == "no tests")
-        other = len(mine) - counts["killed"] - counts["survived"] - timeout - no_tests
-        share = 100 * counts["killed"] / len(mine) if mine else 0.0
-        print(
-            f"{t:<8} {TARGETS[t][0]:<18} {len(mine):>5} {counts['killed']:>6} "
-            f"{counts['survived']:>5} {timeout:>4} {no_tests:>5} {other:>5} {share:>7.1f}%"
-        )
-        survivors += sorted(n for n, s in mine.items() if s not in ("killed", "timeout"))
-    if survivors:
-        print("\nnot killed (survived, no tests, not checked):")
-        for name in survivors:
-            print(f"  {name}: {status[name]}")
+        print(f"mutmut run exited with {done.returncode}: see {work / 'mutmut.log'}")
+    report(work, targets)
     return 0
 
 

@@ -8,7 +8,15 @@ reason that applies (the meld's number, the piece that is doubled, the gap that 
 import pytest
 
 from engine.errors import RummyError
-from engine.melds import analyse, is_valid, joker_meanings, readings
+from engine.melds import (
+    analyse,
+    describe_meaning,
+    is_valid,
+    joker_meanings,
+    meaning_at,
+    positional_reading,
+    readings,
+)
 from engine.pieces import Tile, format_faces, parse_faces
 from engine.rules import ROMME, RUMMIKUB, RUMMY, STEIN
 
@@ -167,3 +175,115 @@ def test_nothing_stands_above_the_ace_when_the_ace_is_high():
         assert all(1 <= f.rank <= 13 for f in reading.stands_for)
     assert joker_meanings(cards("* QS KS AS"), ACE_HIGH) == set(cards("JS"))
     assert joker_meanings(cards("QS KS AS *"), ACE_HIGH) == set()
+
+
+# -- what a meld is worth (opening minimums) --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("AS 2S 3S", 6),  # the ace counts 1 in a run that starts A-2 without a king
+        ("* 2S 3S", 6),  # also when a joker stands for that ace
+        ("AS 2S * 4S", 10),
+        ("QS KS AS", 31),  # ace high: 11
+        ("KS AS 2S", 23),  # round the corner: the king is there, the ace counts 11
+        ("AS AH AD", 33),  # a set of aces: 11 each
+        ("AS AH *", 33),
+        ("9S 10S JS", 29),  # J/Q/K 10, 2-10 face value
+        ("JS QS KS", 30),
+    ],
+)
+def test_romme_meld_values(text, value):
+    assert analyse(cards(text), ROMME_SPEC).value == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("AS 2S 3S", 6), ("AS AH AD", 3), ("9S 10S JS", 29), ("JS QS KS", 30)]
+)
+def test_classic_rummy_meld_values(text, value):
+    # faces 10, ace 1, others face value
+    assert analyse(cards(text), RUMMY_SPEC).value == value
+
+
+def test_tile_meld_values_count_a_joker_as_the_tile_it_stands_for():
+    assert analyse(tiles("R11 R12 J"), LINEAR).value == 36
+    assert analyse(tiles("R5 B5 J J"), LINEAR).value == 20
+    assert analyse(tiles("J R4 R5"), LINEAR).value == 12
+
+
+# -- reading a meld: where the jokers go --------------------------------------------------------
+
+
+def test_a_group_lies_in_colour_order_with_its_jokers_last():
+    reading = analyse(tiles("Y5 J R5"), LINEAR)
+    assert reading.kind == "group"
+    assert format_faces(reading.faces) == "R5 Y5 J"
+    reading = analyse(tiles("R5 B5 J J"), LINEAR)
+    assert format_faces(reading.faces) == "B5 R5 J J"
+    assert {f.rank for f in reading.stands_for} == {5}
+
+
+def test_one_tile_and_jokers_read_as_a_run():
+    reading = analyse(tiles("R5 J J"), LINEAR)
+    assert reading.kind == "run"
+    assert format_faces(reading.stands_for) == "R5 R6 R7"
+    assert reading.value == 18
+
+
+def test_an_unordered_run_fills_gaps_first_then_the_high_end():
+    reading = analyse(tiles("R5 R7 J J"), LINEAR)
+    assert format_faces(reading.faces) == "R5 J R7 J"
+    assert format_faces(reading.stands_for) == "R5 R6 R7 R8"
+
+
+def test_a_run_in_the_order_given_keeps_it():
+    reading = analyse(tiles("J R4 R5"), LINEAR)
+    assert format_faces(reading.faces) == "J R4 R5"
+    assert format_faces(reading.stands_for) == "R3 R4 R5"
+    assert reading.joker_positions() == [0]
+    assert format_faces(reading.joker_meanings()) == "R3"
+
+
+def test_the_positional_reading_is_the_meld_as_it_lies():
+    assert format_faces(positional_reading(tiles("R4 R5 J"), LINEAR).stands_for) == "R4 R5 R6"
+    assert format_faces(positional_reading(tiles("J R4 R5"), LINEAR).stands_for) == "R3 R4 R5"
+    assert positional_reading(tiles("B5 J R5"), LINEAR).kind == "group"
+    # valid once rearranged, but not as it lies
+    assert is_valid(tiles("R7 R5 R6"), LINEAR)
+    assert positional_reading(tiles("R7 R5 R6"), LINEAR) is None
+    assert positional_reading(tiles("R5 R7 J"), LINEAR) is None
+    assert positional_reading(tiles("R5 R6"), LINEAR) is None
+
+
+def test_a_joker_stands_for_what_its_place_says():
+    assert joker_meanings(tiles("R4 R5 J"), LINEAR) == set(tiles("R6"))
+    assert joker_meanings(tiles("J R4 R5"), LINEAR) == set(tiles("R3"))
+    assert joker_meanings(tiles("R12 R13 J"), WRAP) == set(tiles("R1"))
+    assert joker_meanings(tiles("R5 J J"), LINEAR) == set(tiles("R6 R7"))
+    # a group joker: any missing colour of the value
+    assert joker_meanings(tiles("R5 B5 Y5 J"), LINEAR) == set(tiles("K5"))
+    assert joker_meanings(tiles("B5 J R5"), LINEAR) == set(tiles("Y5 K5"))
+    # a meld that is not valid as it lies gives its jokers no meaning
+    assert joker_meanings(tiles("R5 R7 J"), LINEAR) == set()
+
+
+def test_a_jokers_meaning_in_words():
+    group = analyse(tiles("R5 B5 J"), LINEAR)
+    assert meaning_at(group, 2) == ("group", 5)
+    assert describe_meaning(meaning_at(group, 2)) == "a 5 of a missing colour"
+    assert describe_meaning(meaning_at(group, 2), "de") == "eine 5 einer fehlenden Farbe"
+    run = analyse(tiles("R4 R5 J"), LINEAR)
+    assert meaning_at(run, 2) == ("run", tiles("R6")[0])
+    assert describe_meaning(meaning_at(run, 2)) == "R6"
+    assert describe_meaning(meaning_at(run, 2), "de") == "R6"
+
+
+def test_groups_and_runs_need_one_colour_or_one_value():
+    assert not is_valid(tiles("R5 B6 R7"), LINEAR)
+    assert not is_valid(tiles("R5 B5 Y5 K5 R5"), LINEAR)
+    assert not is_valid(tiles("R5 B5 Y5 J J"), LINEAR)
+    assert is_valid(tiles("R5 B5 Y5 K5"), LINEAR)
+    assert not is_valid(tiles("J J"), LINEAR)
+    assert not is_valid(tiles("J J J J"), LINEAR)
+    assert not is_valid(run_of("K", list(range(1, 14)) * 2) + tiles("K1"), WRAP)

@@ -31,6 +31,10 @@ def test_equal_scores_share_the_best_rank_of_their_block():
 def test_stein_places_the_winner_first_then_fewest_tiles_left():
     assert places_by_tiles_left([5, 0, 2, 5], winner=1) == [3, 1, 2, 3]
     assert places_by_tiles_left([0, 3, 3, 6], winner=0) == [1, 2, 2, 4]
+    # the winner ranks first by right, not by counting tiles
+    assert places_by_tiles_left([0, 0, 3], winner=1) == [2, 1, 3]
+    assert stein_match_points([0, 0, 3], winner=1) == [2, 3, 1]
+    assert stein_plus_match_points([0, 0, 3], 1, [0, 0, 0]) == [3, 4, 2]
     # a game ended early has no winner: fewest tiles first
     assert places_by_tiles_left([4, 2, 2, 9], winner=None) == [3, 1, 1, 4]
 
@@ -126,6 +130,11 @@ def test_stein_plus_first_round_split_and_equal():
     assert stein_plus_match_points(
         [0, 2, 5], 0, [1, 0, 0], first_round_out="equal", first_round=True
     ) == [4, 3, 3]
+
+
+@pytest.mark.parametrize("rule", ["split", "equal"])
+def test_stein_plus_first_round_out_applies_only_in_the_first_round(rule):
+    assert stein_plus_match_points([0, 2, 5], 0, [0, 0, 0], first_round_out=rule) == [4, 3, 2]
 
 
 def test_stein_plus_claims_must_match_the_players():
