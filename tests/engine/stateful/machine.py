@@ -205,14 +205,23 @@ class GameMachine(RuleBasedStateMachine):
                 stack = []
         self.undo_stack = stack
 
+    def teardown(self) -> None:
+        if self.game is not None and self.log and self.playing:
+            self._replay_check()
+
     def _replay_check(self) -> None:
-        """Replaying (rules, seed, log) gives the same JSON; the JSON round-trips."""
+        """Replaying (rules, seed, log) gives the same JSON; the JSON round-trips. The log
+        holds what was accepted; ``!timeout`` is the preset's time-out action (as the
+        service logs it, bot/service/replay.py)."""
         text = self.game.to_json()
         check("roundtrip", load_game(text).to_json() == text, "load_game(to_json()) differs")
         replay = new_game(self.RULES, self.players, self.seed)
         for k, (seat, cmd) in enumerate(self.log):
             try:
-                replay.apply(seat, cmd)
+                if cmd == "!timeout":
+                    replay.timeout()
+                else:
+                    replay.apply(seat, cmd)
             except RummyError as exc:
                 check("replay", False, f"replay: logged command {k} {cmd!r} refused: {exc.code}")
                 return
@@ -505,54 +514,60 @@ class GameMachine(RuleBasedStateMachine):
             if not jokers or not reads:
                 continue
             real = {i for i in meld if not deck[i].is_joker}
-            if rules.joker_meld_no_split:
-                home = next((x for x in e_table if real <= set(x)), None)
-                check(
-                    "joker_meld_unsplit",
-                    home is not None,
-                    f"the joker meld {deck.show(meld)} was split: {texts!r}",
-                )
-                if home is None:
-                    return
-            else:
-                home = max(e_table, key=lambda x: len(real & set(x)))
-            now = read(home)
-            if len(reads) > 1 or not now:
-                accounted |= {i for i in home if deck[i].is_joker}
-                continue  # one real tile and jokers: run or group, no fixed meaning
-            if reads[0].kind == "group":
-                stay = [i for i in home if deck[i].is_joker and i not in accounted]
-                keep = min(len(stay), len(jokers))
-                accounted |= set(stay[:keep])
-                lost = len(jokers) - keep
-                new_real = [i for i in home if i in played and deck[i].rank == reads[0].rank]
-                check(
-                    "joker_fixed",
-                    lost <= len(new_real),
-                    f"a joker of {deck.show(meld)} left it without being freed: {texts!r}",
-                )
-                freed += lost
+            near = [x for x in e_table if real & set(x)]  # where its tiles are now
+            homes = [x for x in near if real <= set(x)] if rules.joker_meld_no_split else near
+            if len(reads) > 1:  # one real tile and jokers: run or group, no fixed meaning
+                for x in homes:
+                    accounted |= {i for i in x if deck[i].is_joker}
                 continue
-            run_now = next((r for r in now if r.kind == "run"), None)
             for k in jokers:
-                meaning = reads[0].stands[k]
-                at = [
-                    i
-                    for p, i in enumerate(home)
-                    if run_now is not None and run_now.stands[p] == meaning and i not in accounted
-                ]
-                if at and deck[at[0]].is_joker:
-                    accounted.add(at[0])
-                elif at and at[0] in played:
-                    freed += 1
+                if reads[0].kind == "run":
+                    meaning = reads[0].stands[k]
+
+                    def fits(face, meaning=meaning):
+                        return face == meaning
                 else:
-                    check(
-                        "joker_fixed",
-                        False,
-                        f"the joker of {deck.show(meld)} standing for {meaning} (suit, value) "
-                        f"is neither there in {deck.show(home)} nor freed by that tile from "
-                        f"the rack: {texts!r}",
-                    )
+                    rank, missing = reads[0].rank, reads[0].missing
+
+                    def fits(face, rank=rank, missing=missing):
+                        return face[1] == rank and face[0] in missing
+
+                stay = None
+                for x in homes:
+                    for r in read(x):
+                        for p, i in enumerate(x):
+                            if deck[i].is_joker and i not in accounted:
+                                ok = (
+                                    fits(r.stands[p])
+                                    if r.kind == "run"
+                                    else r.rank == reads[0].rank
+                                )
+                                if ok:
+                                    stay = i
+                                    break
+                        if stay is not None:
+                            break
+                    if stay is not None:
+                        break
+                if stay is not None:
+                    accounted.add(stay)
+                    continue
+                by_tile = any(
+                    i in played and not deck[i].is_joker and fits(face_of(deck, i))
+                    for x in near
+                    for i in x
+                )
+                if by_tile:
+                    freed += 1
+                    continue
+                what = "split" if rules.joker_meld_no_split and not homes else "changed"
+                check(
+                    "joker_meld_unsplit" if what == "split" else "joker_fixed",
+                    False,
+                    f"the joker meld {deck.show(meld)} was {what} though its joker was not "
+                    f"freed by the tile it stands for: {texts!r} (now "
+                    f"{' | '.join(deck.show(x) for x in near)})",
+                )
         stays = len(accounted)
         check(
             "freed_joker_new_meld",
@@ -839,6 +854,45 @@ class GameMachine(RuleBasedStateMachine):
         self.send(g.current, text, must="the easy computer player's move")
 
     @precondition(lambda self: self.playing)
+    @rule()
+    def timeout(self) -> None:
+        """The turn time ran out: the preset's time-out action (RULES.md)."""
+        self._step()
+        g = self.game
+        m = g.current
+        start = self.start
+        g.timeout()
+        self.log.append((None, "!timeout"))
+        self.view = e = check_conservation(g, self.size)
+        STATS[f"{self.NAME}:timeouts"] += 1
+        if self.tile:
+            deck = g.deck
+            check(
+                "timeout_table",
+                e.committed_table() == start.committed_table(),
+                "a time-out did not restore the table of the start of the turn",
+            )
+            r_s, r_e = start.data["racks"][m], e.data["racks"][m]
+            if self.RULES.timeout_action == "penalty":
+                got = set(r_e) - set(r_s)
+                check(
+                    "timeout_penalty",
+                    set(r_s) <= set(r_e)
+                    and len(got) == min(self.RULES.timeout_penalty_tiles, len(start.data["pool"]))
+                    and got <= set(start.data["pool"]),
+                    f"Rummikub time-out: rack {deck.show(r_s)} -> {deck.show(r_e)}",
+                )
+            elif self.RULES.timeout_action == "auto_discard":
+                check(
+                    "timeout_discard",
+                    len(r_e) == len(r_s) + 1 or not start.data["pool"],
+                    f"Stein time-out: rack {deck.show(r_s)} -> {deck.show(r_e)}",
+                )
+        if e.status != "playing":
+            self._replay_check()
+        self._new_turn()
+
+    @precondition(lambda self: self.playing)
     @rule(data=st.data())
     def advance_many(self, data) -> None:
         """Several whole turns of the easy computer player (reaches the end of games)."""
@@ -939,6 +993,7 @@ class GameMachine(RuleBasedStateMachine):
         builders = [self._meld_text, self._add_text, self._swap_text]
         if self.tile:
             builders += [self._move_text, self._split_text, self._join_text, self._take_text]
+            builders += [self._place_text]
             if self.RULES.claims:
                 builders += [self._claim_text]
         build = data.draw(st.sampled_from(builders))
@@ -1049,18 +1104,23 @@ class TileMachine(GameMachine):
         if text:
             self.send(self.game.current, text)
 
-    @precondition(lambda self: self.playing)
-    @rule(data=st.data())
-    def place(self, data) -> None:
-        self._step()
+    def _place_text(self, data) -> str | None:
         rack = self._rack_faces()
         if not rack:
-            return
+            return None
         k = data.draw(st.integers(1, min(2, len(rack))))
         idx = data.draw(
             st.lists(st.integers(0, len(rack) - 1), min_size=k, max_size=k, unique=True)
         )
-        self.send(self.game.current, "place " + " ".join(rack[i] for i in idx))
+        return "place " + " ".join(rack[i] for i in idx)
+
+    @precondition(lambda self: self.playing)
+    @rule(data=st.data())
+    def place(self, data) -> None:
+        self._step()
+        text = self._place_text(data)
+        if text:
+            self.send(self.game.current, text)
 
     @precondition(lambda self: self.playing)
     @rule(data=st.data())

@@ -11,7 +11,7 @@ from .presets import configurations
 
 CONFIGS = configurations()
 CI = settings(
-    max_examples=6,
+    max_examples=15,
     stateful_step_count=40,
     derandomize=True,
     deadline=None,
