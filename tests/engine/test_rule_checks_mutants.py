@@ -20,6 +20,8 @@ from engine.errors import RummyError
 from engine.pieces import parse_faces
 from engine.rules import ROMME, RUMMY
 
+from .helpers import game, hand, rejects, table
+
 
 def cards(text):
     return parse_faces(text, "card")
@@ -135,3 +137,154 @@ def test_a_card_run_is_at_most_thirteen_long():
     assert run_start([*thirteen[1:], cards("AS")[0]], "ace_high", 13) == 2
     assert run_start([*thirteen, cards("AS")[0]], "ace_high", 14) == 1
     assert run_start(cards("JS QS KS"), "linear", 2) is None
+
+
+# -- tile games: refusals say what is wrong, in both languages --------------------------------
+
+TILE_REFUSALS = [
+    # take: Stein only, with a joker from the hand, never a joker, the meld stays valid
+    (
+        "rummikub",
+        "R4 R5 R6",
+        "J B9",
+        [],
+        "take 1 R6",
+        "turn.not_allowed",
+        ["take", "Rummikub"],
+        ["take", "Rummikub"],
+    ),
+    ("stein", "R4 R5 R6", "B9", [], "take 1 R6", "joker.none_in_hand", [], []),
+    ("stein", "R4 R5 R6 J", "B9", [], "take 1 J", "joker.take_joker", [], []),
+    ("stein", "R4 R5 R6", "J B9", [], "take 1 R9", "piece.not_in_meld", ["R9", "1"], ["R9"]),
+    (
+        "stein",
+        "R4 J J",
+        "J B9",
+        [],
+        "take 1 R4",
+        "meld.only_jokers",
+        ["Meld 1 (J J J)"],
+        ["Kombination 1 (J J J)"],
+    ),
+    # the last discard from the table: only with an empty hand, and every meld stays valid
+    (
+        "stein",
+        "R1 R2 R3 R4",
+        "B9 B8",
+        [],
+        "discard 1 R4",
+        "turn.discard_from_hand",
+        ["2 tiles"],
+        ["2 Steine"],
+    ),
+    (
+        "stein",
+        "R1 R2 R3 R4 | B5 B6 B7",
+        "R5",
+        ["add 1 R5"],
+        "discard 2 R9",
+        "piece.not_in_meld",
+        ["R9 is not in meld 2"],
+        ["R9", "Kombination 2"],
+    ),
+    (
+        "stein",
+        "R1 R2 R3 R4 | B5 B6 B7",
+        "R5",
+        ["add 1 R5"],
+        "discard R9",
+        "piece.not_on_table",
+        ["R9"],
+        ["R9"],
+    ),
+    (
+        "stein",
+        "R1 R2 R3 R4 | B5 B6 B7",
+        "R5",
+        ["add 1 R5"],
+        "discard 1 R3",
+        "turn.discard_breaks",
+        ["R3", "meld 1", "R1 R2 R4 R5: ", "gap at R3"],
+        ["R3", "Kombination 1", "R1 R2 R4 R5: ", "Lücke bei R3"],
+    ),
+    (
+        "stein",
+        "R1 R2 R3 J | B5 B6 B7",
+        "B8",
+        ["add 2 B8"],
+        "discard 1 J",
+        "joker.cannot_move",
+        ["swap 1 "],
+        ["swap 1 "],
+    ),
+    (
+        "stein_plus",
+        "B1 B2 B3",
+        "R5 B5 Y5 K5 B4",
+        ["meld R5 B5 Y5 K5", "claim 2", "add 1 B4"],
+        "discard 2 K5",
+        "claim.broken",
+        ["Claim 2"],
+        ["Claim 2"],
+    ),
+    (
+        "stein_plus",
+        "B1 B2 B3",
+        "R5 B5 Y5 K5 B4",
+        ["meld R5 B5 Y5 K5", "claim 2", "add 1 B4"],
+        "discard K5",
+        "claim.broken",
+        ["Claim 2"],
+        ["Claim 2"],
+    ),
+    ("rummikub", "R1 R2 R3", "B9", [], "discard B9", "turn.no_discard", ["done"], ["done"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "tables", "rack", "before", "command", "code", "en", "de"), TILE_REFUSALS
+)
+def test_tile_refusals_name_what_is_wrong(name, tables, rack, before, command, code, en, de):
+    g = game(name, tables, rack)
+    for text in before:
+        g.apply(0, text)
+    err = rejects(g, command, code)
+    for part in en:
+        assert part in err.message("en")
+    for part in de:
+        assert part in err.message("de")
+
+
+def test_a_player_who_laid_every_tile_discards_from_the_table_the_tile_named():
+    g = game("stein", "R1 R2 R3 R4 | B5 B6 B7", "B8")
+    g.apply(0, "add 2 B8")
+    events = g.apply(0, "discard 1 R4")
+    assert [e.kind for e in events][:2] == ["discard", "game_over"]
+    assert table(g) == ["R1 R2 R3", "B5 B6 B7 B8"]
+    # without a meld number: the first meld that stays valid without the tile
+    g = game("stein", "B1 B2 B3 | R5 B5 Y5 K5", "B4")
+    g.apply(0, "add 1 B4")
+    g.apply(0, "discard K5")
+    assert table(g) == ["B1 B2 B3 B4", "B5 R5 Y5"]
+    assert g.result.winner == 0
+
+
+def test_take_puts_the_joker_in_and_the_tile_in_the_hand():
+    g = game("stein", "R4 R5 R6", "J B9 K1")
+    events = g.apply(0, "take 1 R6")
+    assert [(e.kind, e.private) for e in events] == [("take", True)]
+    assert events[0].message("en") == "P1 takes from meld 1 with a joker: R6"
+    assert events[0].message("de") == "P1 nimmt mit Joker aus 1: R6"
+    assert table(g, working=True) == ["R4 R5 J"]
+    assert hand(g) == ["B9", "K1", "R6"]
+
+
+def test_a_stein_opening_may_hold_the_own_joker_put_in_by_take():
+    # R4 R5 J is a run of three from the player's own hand (RULES.md "Preset stein" opening)
+    g = game("stein", "", "R4 R5 R6 J B9", opened=(False,))
+    g.apply(0, "meld R4 R5 R6")
+    g.apply(0, "take 1 R6")
+    kinds = [e.kind for e in g.apply(0, "discard B9")]
+    assert "opened" in kinds
+    assert g.opened[0]
+    assert table(g) == ["R4 R5 J"]
