@@ -6,6 +6,7 @@ runs laid in order, opening minimums, and the end-of-turn checks of the tile gam
 import pytest
 
 from engine.cards import (
+    CardGame,
     has_jokers,
     refuse_jokers,
     romme_card_penalty,
@@ -288,3 +289,94 @@ def test_a_stein_opening_may_hold_the_own_joker_put_in_by_take():
     assert "opened" in kinds
     assert g.opened[0]
     assert table(g) == ["R4 R5 J"]
+
+
+# -- Rommé variant b: a joker in a set of three is declared as one card ----------------------
+
+VARIANT_B = ROMME.with_options(variant_declared_joker=True)
+
+
+def card_position(hand_text, rules=VARIANT_B, opened=(True, True)):
+    return CardGame.position(
+        rules, "", [hand_text, "9D 9D KS"], opened=opened, pool="2C 3C 4C 5C 6C 7C"
+    )
+
+
+def card_table(g):
+    return [" ".join(str(f) for f in m) for m in g.table_faces()]
+
+
+@pytest.mark.parametrize(
+    ("hand_text", "command", "en", "de"),
+    [
+        (
+            "9C 9H * * 2D",
+            "meld 9C 9H * *=9D",
+            '"*=9D": only a joker in a set of three is declared (variant b)',
+            '"*=9D": nur ein Joker in einem Dreiersatz wird festgelegt (Variante b)',
+        ),
+        (
+            "9C 10H * 2D",
+            "meld 9C 10H *=9D",
+            '"*=9D": 9C 10H * is not a set (same rank, different suits)',
+            '"*=9D": 9C 10H * ist kein Satz (gleicher Wert, verschiedene Farben)',
+        ),
+        (
+            "9C 9C * 2D",
+            "meld 9C 9C *=9D",
+            '"*=9D": 9C 9C * is not a set',
+            '"*=9D": 9C 9C * ist kein Satz',
+        ),
+        (
+            "9C 9H * 2D",
+            "meld 9C 9H *=10D",
+            '"*=10D": the joker must stand for a missing card of rank 9',
+            '"*=10D": der Joker muss für eine fehlende Karte vom Wert 9 stehen',
+        ),
+        (
+            "AC AH * 2D",
+            "meld AC AH *=AC",
+            '"*=AC": the joker must stand for a missing card of rank A',
+            '"*=AC": der Joker muss für eine fehlende Karte vom Wert A stehen',
+        ),
+    ],
+)
+def test_a_declared_joker_must_be_a_missing_card_of_a_set_of_three(hand_text, command, en, de):
+    g = card_position(hand_text)
+    before = g.to_json()
+    with pytest.raises(RummyError) as info:
+        g.apply(0, command)
+    assert info.value.code == "cards.declare_bad"
+    assert info.value.message("en").startswith(en)
+    assert info.value.message("de").startswith(de)
+    assert g.to_json() == before
+
+
+def test_a_declared_set_lies_sorted_in_front_of_its_player():
+    g = card_position("* 9H 9S 2D")
+    g.apply(0, "meld *=9D 9H 9S")
+    assert card_table(g) == ["9S 9H *"]
+    assert g.table[0].declared == {2: cards("9D")[0]}
+    assert g.public_view().melds[0].owner == 0
+
+
+def test_undeclared_jokers_of_a_declared_set_take_the_missing_suits():
+    g = card_position("* * 9H 2D")
+    g.apply(0, "meld * *=9S 9H")
+    assert card_table(g) == ["9H * *"]
+    assert sorted(map(str, g.table[0].declared.values())) == ["9D", "9S"]
+
+
+def test_a_declared_set_counts_towards_the_opening():
+    g = card_position("9C 9H * JS QS KS 2D 5H", opened=(False, True))
+    g.apply(0, "meld 9C 9H *=9D | JS QS KS")  # 27 + 30 = 57, at least 40
+    g.apply(0, "discard 5H")
+    assert g.opened[0]
+    g = card_position("9C 9H * JS 2D 5H", opened=(False, True))
+    g.apply(0, "meld 9C 9H *=9D")  # 27 is below 40
+    before = g.to_json()
+    with pytest.raises(RummyError) as info:
+        g.apply(0, "discard 5H")
+    assert info.value.code == "opening.below_minimum"
+    assert "27" in info.value.message("en") and "40" in info.value.message("en")
+    assert g.to_json() == before
