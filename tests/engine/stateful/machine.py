@@ -96,6 +96,8 @@ class GameMachine(RuleBasedStateMachine):
         self.players = [f"P{k}" for k in range(self.PLAYERS)]
         self.seed = seed
         self.game = new_game(rules, self.players, seed)
+        self.game_steps = 0
+        self.initial: str | None = None
         self.tile = rules.family == "tile"
         self.log: list[tuple[int, str]] = []
         self.size = len(self.game.deck)
@@ -122,6 +124,7 @@ class GameMachine(RuleBasedStateMachine):
 
     def _step(self) -> None:
         STATS[f"{self.NAME}:steps"] += 1
+        self.game_steps += 1
 
     @property
     def playing(self) -> bool:
@@ -215,7 +218,10 @@ class GameMachine(RuleBasedStateMachine):
         service logs it, bot/service/replay.py)."""
         text = self.game.to_json()
         check("roundtrip", load_game(text).to_json() == text, "load_game(to_json()) differs")
-        replay = new_game(self.RULES, self.players, self.seed)
+        if self.initial is not None:  # a position: replay from its first JSON
+            replay = load_game(self.initial)
+        else:
+            replay = new_game(self.RULES, self.players, self.seed)
         for k, (seat, cmd) in enumerate(self.log):
             try:
                 if cmd == "!timeout":
@@ -971,6 +977,8 @@ class GameMachine(RuleBasedStateMachine):
         return f"add {n} {piece}"
 
     def _swap_text(self, data) -> str | None:
+        """``swap N X``: X the tile a joker stands for by position (legal), a near miss (the
+        other end of the run, a neighbour, a present colour), or any rack piece."""
         g = self.game
         table = self._table()
         with_joker = [k for k, ids in enumerate(table, 1) if any(g.deck[i].is_joker for i in ids)]
@@ -978,14 +986,31 @@ class GameMachine(RuleBasedStateMachine):
             return None
         n = data.draw(st.sampled_from(with_joker))
         hand = [f for f in g.rack(g.current) if not f.is_joker]
-        meld = [g.deck[i] for i in table[n - 1]]
-        real = [f for f in meld if not f.is_joker]
-        near = [f for f in hand if any(f.rank == r.rank or f.suit == r.suit for r in real)]
-        options = near or hand
+        meld = table[n - 1]
+        faces = [face_of(g.deck, i) for i in meld]
+        wanted: set = set()
+        for r in read_meld(faces, self.RULES.run_mode, self.RULES.max_run):
+            if r.kind == "run":
+                for k, f in enumerate(faces):
+                    if f[0] == JOKER:
+                        suit, value = r.stands[k]
+                        wanted |= {
+                            (suit, value),
+                            (suit, value % 13 + 1),
+                            (suit, (value - 2) % 13 + 1),
+                        }
+                first, last = r.stands[0], r.stands[-1]
+                wanted |= {(first[0], (first[1] - 2) % 13 + 1), (last[0], last[1] % 13 + 1)}
+            else:
+                wanted |= {(s_, r.rank) for s_ in range(4)}
+        real = [g.deck[i] for i in meld if not g.deck[i].is_joker]
+        near = [f for f in hand if (f.suit, f.rank) in wanted]
+        loose = [f for f in hand if any(f.rank == x.rank or f.suit == x.suit for x in real)]
+        options = near if near and data.draw(st.integers(0, 3)) else (loose or hand)
         if not options:
             return None
         pieces = [data.draw(st.sampled_from(options))]
-        if self.tile and len(options) > 1 and data.draw(st.integers(0, 5)) == 0:
+        if self.tile and len(options) > 1 and data.draw(st.integers(0, 3)) == 0:
             pieces.append(data.draw(st.sampled_from(options)))
         return f"swap {n} {format_faces(pieces)}"
 
@@ -1044,7 +1069,67 @@ def _romme_penalty(face) -> int:
     return 10 if face.rank >= 11 else face.rank
 
 
+def _random_meld(data, rules) -> list[str]:
+    """A valid meld (maybe with a joker) as tile names, from the test's own generator."""
+    colours = "BRYK"
+    if data.draw(st.booleans()):
+        value = data.draw(st.integers(1, 13))
+        cols = data.draw(st.permutations(colours))[: data.draw(st.integers(3, 4))]
+        meld = [f"{c}{value}" for c in cols]
+    else:
+        length = data.draw(st.integers(3, 6))
+        wrap = rules.run_mode == "wrap"
+        start = data.draw(st.integers(1, 13 if wrap else 14 - length))
+        colour = data.draw(st.sampled_from(colours))
+        meld = [f"{colour}{(start - 1 + k) % 13 + 1}" for k in range(length)]
+    if data.draw(st.integers(0, 2)) == 0:
+        meld[data.draw(st.integers(0, len(meld) - 1))] = "J"
+    return meld
+
+
 class TileMachine(GameMachine):
+    @precondition(lambda self: self.game is not None and self.game_steps >= 25)
+    @rule(data=st.data())
+    def deal_position(self, data) -> None:
+        """A new game at a position near the rules' corners: table melds with jokers, the
+        seat to move holding melds, tiles that fit and maybe a joker (wrap-around runs in
+        Stein, groups of four for Stein Plus claims). It replays from its first JSON."""
+        self._step()
+        rules = self.RULES
+        table = [_random_meld(data, rules) for _ in range(data.draw(st.integers(1, 4)))]
+        mine = [t for _ in range(data.draw(st.integers(1, 2))) for t in _random_meld(data, rules)]
+        on_table = [t for m in table for t in m if t != "J"]
+        extra = data.draw(st.lists(st.sampled_from([*on_table, "R1", "B13", "Y7"]), max_size=3))
+        if rules.jokers_per_player and data.draw(st.booleans()):
+            extra.append("J")
+        hands = [" ".join(mine + extra)]
+        hands += [" ".join(_random_meld(data, rules)) for _ in range(self.PLAYERS - 1)]
+        opened = [data.draw(st.booleans()) for _ in range(self.PLAYERS)]
+        from engine.tiles import TileGame
+
+        try:
+            g = TileGame.position(
+                rules,
+                " | ".join(" ".join(m) for m in table),
+                hands,
+                opened=opened,
+                draws_done=False,
+                players=self.PLAYERS,
+            )
+        except RummyError:
+            return  # more copies than the preset has
+        if self.playing and self.log:
+            self._replay_check()
+        self.game = g
+        self.game_steps = 0
+        self.initial = g.to_json()
+        self.players = list(g.players)
+        self.log = []
+        self.view = check_conservation(g, self.size)
+        self.ever_played = [False] * self.PLAYERS
+        self._new_turn()
+        STATS[f"{self.NAME}:positions"] += 1
+
     def _move_text(self, data) -> str | None:
         g = self.game
         table = self._table()
