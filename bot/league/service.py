@@ -51,10 +51,12 @@ Decisions (the rules are silent):
   a new one; the same players in another seat order continue it (mapped by player id).
 - **The hook is synchronous** (it runs inside the store transaction that finishes the game), so
   the seasons, running sittings/matches and tournament links it needs are cached in memory:
-  call :meth:`League.open` once before the service starts. The cache is updated when the hook
-  returns its rows; a game whose final write fails is re-scored when it finishes again (the
-  sitting/match entry of that game id is replaced, not added twice). One process per database
-  is assumed, as for the game service.
+  call :meth:`League.open` once before the service starts. The hook returns its rows as
+  :class:`HookRows`; the cache changes only when their :meth:`HookRows.committed` is called,
+  which the game service does once the transaction that stores them has committed. A game
+  whose final write fails leaves the cache as it was and is scored afresh when it finishes again
+  (and if a first try did reach the cache, the sitting/match entry of that game id is replaced,
+  not added twice). One process per database is assumed, as for the game service.
 """
 
 from __future__ import annotations
@@ -488,6 +490,22 @@ class _Cache:
     links: dict[str, TournamentGame] = field(default_factory=dict)
 
 
+class HookRows(list[KvRow]):
+    """The result hook's rows, plus what the league's cache learns once they are stored:
+    call :meth:`committed` after the transaction that writes them has committed (the game
+    service does); until then the cache is unchanged, so a failed write changes nothing."""
+
+    def __init__(self, rows: Iterable[KvRow] = (), steps: Iterable[Callable[[], None]] = ()):
+        super().__init__(rows)
+        self.steps = list(steps)
+
+    def committed(self) -> None:
+        """Apply the cache changes (once)."""
+        steps, self.steps = self.steps, []
+        for step in steps:
+            step()
+
+
 # --------------------------------------------------------------------------- the league
 
 
@@ -546,9 +564,10 @@ class League:
 
     # ------------------------------------------------------------------ the result hook
 
-    def result_hook(self, record: GameRecord, result: Result, now: float) -> list[KvRow]:
+    def result_hook(self, record: GameRecord, result: Result, now: float) -> HookRows:
         """The service's ``ResultHook``: the rows a finished game adds, written in the same
-        transaction that finishes it. Synchronous and I/O-free (reads the cache only).
+        transaction that finishes it. Synchronous and I/O-free (reads the cache only; the
+        cache changes when :meth:`HookRows.committed` is called after the commit).
 
         Stein/Stein Plus/Rummikub/Rommé: a ``ladder_result`` row (plus, for Rommé, the lobby's
         sitting); classic Rummy: the lobby's match, and a ladder row only when the match is won.
@@ -558,17 +577,17 @@ class League:
         cache = self.cache
         guild = record.guild_id if record.guild_id is not None else self.default_guild
         if guild is None or record.id in cache.links or result.reason == "abandoned":
-            return []
+            return HookRows()
         guild = str(guild)
         players = [seat.player_id for seat in record.seats]
         if not _rules_field(record, "ranked", True):
-            return []
+            return HookRows()
         if not self.count_bots and any(seat.is_bot for seat in record.seats):
-            return []
+            return HookRows()
         if record.preset in ("stein", "stein_plus") and len(players) < 3:
-            return []
+            return HookRows()
         if record.preset not in PRESETS or len(players) < 2:
-            return []
+            return HookRows()
         finished_at = iso(now)
         season, new_season = self._season_for(guild, record.preset, finished_at)
         meta = GameMeta(record.id, guild, season.number, finished_at)
@@ -589,10 +608,14 @@ class League:
                 rows += self._sitting_rows(guild, channel, meta, players, result, commit)
         if new_season is not None:
             rows.insert(0, _season_row(new_season))
-            cache.seasons.setdefault((guild, record.preset), []).append(new_season)
-        for step in commit:
-            step()
-        return rows
+            commit.insert(0, lambda: self._season_stored(new_season))
+        return HookRows(rows, commit)
+
+    def _season_stored(self, season: Season) -> None:
+        """A season opened by the hook is stored: the cache knows it (once)."""
+        known = self.cache.seasons.setdefault((season.guild_id, season.preset), [])
+        kept = [s for s in known if s.number != season.number]
+        known[:] = sorted([*kept, season], key=lambda s: s.number)
 
     def _season_for(self, guild: str, preset: str, at: str) -> tuple[Season, Season | None]:
         """The open season (and None), or the season to open now (returned twice)."""

@@ -1,7 +1,7 @@
 """Time for the service: the real clock, and a manual one for tests.
 
 Turn timers, reminders and abandonment read ``clock.now()`` (POSIX seconds) and wait with
-``await clock.sleep(seconds)``. :class:`ManualClock` only moves when a test calls
+``await clock.sleep(seconds)``. :class:`SystemClock` is monotonic within a run. :class:`ManualClock` only moves when a test calls
 :meth:`ManualClock.advance`, which also wakes every sleeper whose time has come.
 """
 
@@ -23,10 +23,19 @@ class Clock(Protocol):
 
 
 class SystemClock:
-    """Wall-clock time and asyncio sleeps."""
+    """Wall-clock time that runs on the monotonic clock within a run, and asyncio sleeps.
+
+    :meth:`now` is the wall time read when the clock was made plus the monotonic time since,
+    so a wall clock stepped back (or forward) while the bot runs moves no timer: a deadline
+    ``now() + 120`` fires 120 seconds later whatever happens to the system clock. The next
+    start reads the wall clock afresh (stored deadlines are wall times)."""
+
+    def __init__(self) -> None:
+        self._wall0 = time.time()
+        self._mono0 = time.monotonic()
 
     def now(self) -> float:
-        return time.time()
+        return self._wall0 + (time.monotonic() - self._mono0)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))

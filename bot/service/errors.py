@@ -48,9 +48,31 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Bei uns ist etwas schiefgegangen; dein Zug wurde nicht ausgeführt. Bitte noch einmal.",
     ),
     "service.store": (
-        "Your move could not be saved, so it was not applied. Please try again.",
-        "Dein Zug konnte nicht gespeichert werden und wurde daher nicht ausgeführt. "
-        "Bitte noch einmal.",
+        "Your move could not be saved, so nothing changed (it was not applied). Please try again.",
+        "Dein Zug konnte nicht gespeichert werden, es hat sich nichts geändert (er wurde nicht "
+        "ausgeführt). Bitte noch einmal.",
+    ),
+    "service.save": (
+        "That could not be saved, so nothing changed. Please try again.",
+        "Das konnte nicht gespeichert werden, es hat sich nichts geändert. Bitte noch einmal.",
+    ),
+    "service.busy": (
+        "Game {game} is busy; nothing changed. Please try again in a moment.",
+        "Spiel {game} ist gerade beschäftigt; es hat sich nichts geändert. Bitte gleich noch "
+        "einmal.",
+    ),
+    "game.quarantined": (
+        "Game {game} is damaged and has been set aside for the admins; nothing changed.",
+        "Spiel {game} ist beschädigt und wurde für die Admins beiseitegelegt; es hat sich "
+        "nichts geändert.",
+    ),
+    "input.invalid": (
+        "The {what} is not valid text.",
+        "{what_de} ist kein gültiger Text.",
+    ),
+    "options.invalid": (
+        'Option "{option}" cannot be {value}: {expected} expected.',
+        'Option "{option}" kann nicht {value} sein: erwartet {expected_de}.',
     ),
 }
 

@@ -12,6 +12,27 @@ A rejected command changes nothing and is answered to the sender only, in their 
 store cannot write, the in-memory game goes back to its last committed state, so memory and disk
 never disagree about an acknowledged move.
 
+What can go wrong, and what the service does (issue 14):
+
+- **A commit is never left half-way.** Once a write is queued the service waits for its outcome
+  even when the caller is cancelled (the commit is shielded); memory then follows what the store
+  says. A refused write (:class:`~bot.store.StoreConflict`: another process wrote the game, or
+  this process lost the database) or one whose outcome is unknown drops the game's copy in memory
+  and reloads it from the database.
+- **A store that cannot write** (:class:`~bot.store.StoreError`: disk full, locked, read-only) is
+  answered with "could not be saved, nothing changed"; no task dies of it.
+- **A game that cannot be loaded or continued** (malformed rows, a snapshot that does not fit
+  the game, a duplicated piece, a log shorter than ``seq``) is *quarantined*: set aside in the
+  store with a log line and the reason, listed by :meth:`GameService.quarantined` and
+  ``verify-db``, while every other game runs.
+- **Computer players have a deadline**: the worker's answer is awaited without the game's lock
+  and for at most ``ServiceConfig.think_timeout`` seconds; then a cheaper level chooses on the
+  loop and the worker is replaced. The timer loop skips a busy game and comes back next tick.
+- **Downtime is not the players' time**: a heartbeat in the store (key/value ``service/alive``)
+  tells the next start how long the bot was down; deadlines that ran during the outage move by
+  that much, and the abandonment clock only counts time the bot was up (outages are kept in
+  ``service/outages``).
+
 Messages that do not answer a request (computer moves, time-outs, reminders, abandonment) go to
 the ``sink`` callback given to the service.
 """
@@ -43,7 +64,9 @@ from ..store import (
     ResultRow,
     Seat,
     Store,
+    StoreConflict,
     StoreError,
+    StoreOwnerLost,
 )
 from ..store.records import dumps
 from .clock import Clock, SystemClock
@@ -59,7 +82,7 @@ from .outgoing import (
     TurnPrompt,
 )
 from .players import LEVELS, BotPlayer, FallbackPlayer, computer_player
-from .replay import END, TIMEOUT, apply_logged, restore, rules_of
+from .replay import END, TIMEOUT, apply_logged, check_log, check_state, restore, rules_of
 from .thinker import Thinker, ThinkerError
 
 log = logging.getLogger(__name__)
@@ -87,6 +110,14 @@ class ServiceConfig:
     # computer players choose their moves in a worker process (bot.service.thinker), during
     # their pause, instead of on the event loop where it delays every other game's commands
     think_in_worker: bool = True
+    # the longest wait for the worker's answer (after the pause); then a cheaper level chooses
+    # on the loop, and the worker is killed and replaced
+    think_timeout: float = 5.0
+    think_fallback_level: str = "easy"
+    # how often the service writes its "alive" heartbeat (downtime = now - last heartbeat)
+    heartbeat_seconds: float = 5.0
+    # a computer seat or timer action that fails this many times in a row quarantines its game
+    max_failures: int = 5
 
 
 @dataclass(eq=False, slots=True)
@@ -106,6 +137,8 @@ class LiveGame:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     bot_task: asyncio.Task[None] | None = None
+    failures: int = 0  # service actions / computer moves that failed in a row
+    stale: bool = False  # memory may differ from the database: reload before the next move
 
     @property
     def id(self) -> str:
@@ -130,6 +163,35 @@ class LiveGame:
         return all(s.is_bot for s in self.record.seats)
 
 
+ALIVE_KEY = ("service", "alive")  # kv: {"at": the service clock's time of the last heartbeat}
+OUTAGES_KEY = ("service", "outages")  # kv: [[down since, up again], ...] (abandonment clock)
+MAX_OUTAGES = 1000
+
+
+class GameDamaged(Exception):
+    """A stored game that cannot be loaded or continued (it is quarantined)."""
+
+
+def _reason(exc: BaseException) -> str:
+    """One line for a log and the quarantine table."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}"[:500] if not isinstance(exc, GameDamaged) else text
+
+
+def _parse_outages(value: Any) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    if isinstance(value, list):
+        for item in value:
+            if (
+                isinstance(item, list | tuple)
+                and len(item) == 2
+                and all(isinstance(x, int | float) and not isinstance(x, bool) for x in item)
+                and item[0] <= item[1]
+            ):
+                out.append((float(item[0]), float(item[1])))
+    return out
+
+
 def _turn_key(state: Any) -> tuple[int, int]:
     turn_no = getattr(state, "turn_no", None)
     if turn_no is None:
@@ -138,7 +200,140 @@ def _turn_key(state: Any) -> tuple[int, int]:
 
 
 def _lang(locale: str | None) -> str:
-    return "de" if (locale or "").lower().startswith("de") else "en"
+    if not isinstance(locale, str):
+        return "en"
+    return "de" if locale.lower().startswith("de") else "en"
+
+
+MAX_ID_LENGTH = 200
+
+_WHAT = {
+    "game": ("game id", "Die Spielkennung"),
+    "player": ("player id", "Die Spielerkennung"),
+    "host": ("host id", "Die Kennung des Gastgebers"),
+    "name": ("display name", "Der Anzeigename"),
+    "text": ("message", "Die Nachricht"),
+    "level": ("computer level", "Die Computerstufe"),
+    "preset": ("preset", "Die Spielart"),
+}
+
+
+def _is_text(value: Any, *, limit: int | None = MAX_ID_LENGTH) -> bool:
+    """A string that the store can write (UTF-8: no lone surrogates), within ``limit``."""
+    if not isinstance(value, str) or (limit is not None and len(value) > limit):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_text(value: Any, what: str, *, limit: int | None = MAX_ID_LENGTH) -> None:
+    """Raise the typed ``input.invalid`` error unless ``value`` is writable text."""
+    if not _is_text(value, limit=limit):
+        en, de = _WHAT[what]
+        raise ServiceError("input.invalid", what=en, what_de=de)
+
+
+def _clean_name(name: Any, fallback: str) -> str:
+    """A display name the store can write: lone surrogates become U+FFFD, at most 100 chars."""
+    if not isinstance(name, str) or not name.strip():
+        return fallback
+    if not _is_text(name, limit=None):
+        name = name.encode("utf-8", "replace").decode("utf-8")
+    return name[:100]
+
+
+def _check_options(rules: RuleSet, options: dict[str, Any]) -> None:
+    """Each option's value must have its field's type (``turn_seconds`` an integer or None,
+    flags booleans...); the rule set checks the ranges."""
+    if not isinstance(options, dict):
+        raise ServiceError(
+            "options.invalid",
+            option="options",
+            value="that",
+            expected="a mapping",
+            expected_de="eine Zuordnung",
+        )
+    hints = _rule_hints()
+    for key, value in options.items():
+        if not isinstance(key, str):
+            raise ServiceError(
+                "options.invalid",
+                option=repr(key)[:40],
+                value=repr(value)[:40],
+                expected="an option name",
+                expected_de="ein Optionsname",
+            )
+        hint = hints.get(key)
+        if hint is None:
+            continue  # an unknown name: the rule set's own error names it
+        if not _fits(value, hint):
+            expected, expected_de = _describe(hint)
+            raise ServiceError(
+                "options.invalid",
+                option=key,
+                value=repr(value)[:40],
+                expected=expected,
+                expected_de=expected_de,
+            )
+
+
+_HINTS: dict[str, Any] | None = None
+
+
+def _rule_hints() -> dict[str, Any]:
+    global _HINTS
+    if _HINTS is None:
+        import typing
+
+        try:
+            _HINTS = typing.get_type_hints(RuleSet)
+        except Exception:  # an annotation we cannot resolve: only the rule set checks then
+            _HINTS = {}
+    return _HINTS
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    import types
+    import typing
+
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is str:
+        return _is_text(value, limit=1000)
+    if origin is not None:
+        base = origin
+    elif isinstance(hint, type):
+        base = hint
+    else:
+        return True  # a Literal or similar: the rule set checks the value
+    if base is typing.Literal:
+        return value in typing.get_args(hint)
+    if base in (tuple, list):
+        return isinstance(value, tuple | list)
+    return isinstance(value, base) if isinstance(base, type) else True
+
+
+def _describe(hint: Any) -> tuple[str, str]:
+    text = str(hint).replace("typing.", "").replace("NoneType", "None")
+    if "int" in text and "None" in text:
+        return "a whole number or nothing", "eine ganze Zahl oder nichts"
+    if text == "int" or text == "<class 'int'>":
+        return "a whole number", "eine ganze Zahl"
+    if text == "<class 'bool'>":
+        return "true or false", "wahr oder falsch"
+    return text, text
 
 
 class GameService:
@@ -172,6 +367,7 @@ class GameService:
         self.result_hooks = list(result_hooks)
         self._games: dict[str, LiveGame] = {}
         self._people: dict[str, PlayerRecord] = {}
+        self._unsaved_people: set[str] = set()
         self._ticker: asyncio.Task[None] | None = None
         self._renderer: Any = None
         self._render_checked = False
@@ -180,51 +376,274 @@ class GameService:
         # the worker only knows the standard computer players, not a test's own ones
         use_worker = self.config.think_in_worker and players is computer_player
         self._thinker: Thinker | None = Thinker() if use_worker else None
+        self._quarantined: dict[str, str] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._outages: list[tuple[float, float]] = []  # (down since, up again), wall time
+        self._beat_at: float | None = None  # when the last heartbeat was written
+        self._owner_lost = False
 
     # ================================================================== lifecycle
 
     async def start(self, *, run_timers: bool = True) -> None:
         """Load every unfinished game (resuming at its last committed command, timers
-        included), let computer players continue, and start the timer loop."""
+        included), let computer players continue, and start the timer loop.
+
+        A game that cannot be loaded is quarantined (see :meth:`quarantined`); the others
+        start. Deadlines that ran while the bot was down move by the downtime."""
         self._stopping = False
-        for record in await self.store.load_unfinished_games():
+        self._owner_lost = False
+        now = self.clock.now()
+        last_alive, downtime = await self._note_downtime(now)
+        with contextlib.suppress(StoreError):
+            for game_id, reason, _at in await self.store.quarantined():
+                self._quarantined[game_id] = reason
+
+        def unreadable(game_id: str, reason: str) -> None:
+            bad.append((game_id, reason))
+
+        bad: list[tuple[str, str]] = []
+        records = await self.store.load_unfinished_games(on_bad=unreadable)
+        for game_id, reason in bad:
+            await self._set_aside(game_id, f"its row cannot be read: {reason}")
+        for record in records:
             try:
                 live = await self._load(record)
-            except Exception:
-                log.exception("game %s could not be resumed; it stays stored as it is", record.id)
+            except StoreError as exc:  # the store failed to read: try again at the next start
+                log.error(
+                    "game %s could not be resumed (%s); it stays stored as it is", record.id, exc
+                )
+                continue
+            except Exception as exc:
+                await self._set_aside(record.id, f"cannot be resumed: {_reason(exc)}")
                 continue
             self._games[live.id] = live
+            if downtime > 0 and live.deadline is not None and live.deadline > last_alive:
+                await self._move_deadline(live, live.deadline + downtime)
+        for live in list(self._games.values()):
             self._schedule_bots(live)
         if run_timers and self._ticker is None:
-            self._ticker = asyncio.create_task(self._tick_loop(), name="service-timers")
+            self._ticker = self._spawn(self._tick_loop(), "service-timers")
+
+    async def _note_downtime(self, now: float) -> tuple[float, float]:
+        """Read the last heartbeat: (when the bot was last alive, how long it was down since);
+        remember the outage for the abandonment clock and write a fresh heartbeat."""
+        try:
+            alive = await self.store.kv_get(*ALIVE_KEY)
+            outages = await self.store.kv_get(*OUTAGES_KEY)
+        except StoreError:
+            log.exception("cannot read the last heartbeat; assuming no downtime")
+            return now, 0.0
+        self._outages = _parse_outages(outages)
+        last = alive.get("at") if isinstance(alive, dict) else None
+        if not isinstance(last, int | float) or isinstance(last, bool) or not last < now:
+            await self._beat(now, force=True)
+            return now, 0.0
+        downtime = now - float(last)
+        log.info("the bot was down for %.0f s; deadlines move by that much", downtime)
+        self._outages.append((float(last), now))
+        horizon = now - max(self.config.abandon_after or 0.0, self.config.lobby_expiry or 0.0)
+        self._outages = [o for o in self._outages if o[1] > horizon][-MAX_OUTAGES:]
+        await self._beat(now, force=True)
+        return float(last), downtime
+
+    async def _beat(self, now: float, *, force: bool = False) -> None:
+        """Write the "alive" heartbeat (and the outages) every ``heartbeat_seconds``."""
+        recent = (
+            self._beat_at is not None and 0 <= now - self._beat_at < self.config.heartbeat_seconds
+        )
+        if recent and not force:
+            return
+        try:
+            await self.store.kv_put(
+                [
+                    KvRow(*ALIVE_KEY, {"at": now}),
+                    KvRow(*OUTAGES_KEY, [list(o) for o in self._outages]),
+                ]
+            )
+        except StoreError as exc:
+            self._store_failed(exc)
+            log.warning("heartbeat not written: %s", exc)
+            return
+        self._beat_at = now
+
+    def _downtime_between(self, since: float, now: float) -> float:
+        """Seconds of ``since .. now`` the bot was down (known outages)."""
+        return sum(max(0.0, min(end, now) - max(start, since)) for start, end in self._outages)
+
+    def _idle(self, live: LiveGame, now: float) -> float:
+        """How long nobody played, counting only time the bot was up."""
+        return now - live.last_activity - self._downtime_between(live.last_activity, now)
+
+    async def _move_deadline(self, live: LiveGame, deadline: float) -> None:
+        try:
+            await self.store.set_timer(
+                live.id, deadline=deadline, reminder_sent=live.reminder_sent, seq=live.seq
+            )
+        except StoreConflict as exc:
+            await self._reload(live, f"its deadline could not be moved ({exc})")
+            return
+        except StoreError as exc:
+            self._store_failed(exc)
+            log.warning("game %s: the moved deadline is not stored (%s)", live.id, exc)
+        live.deadline = deadline
 
     async def _load(self, record: GameRecord) -> LiveGame:
+        """A stored game in memory. Raises :class:`GameDamaged` (or the engine's error) when
+        it cannot go on, :class:`StoreError` when it cannot be read now."""
         live = LiveGame(record=record, rules=rules_of(record), last_activity=record.last_activity)
         live.seq = record.seq
         live.snapshot_seq = record.snapshot_seq
         live.deadline = record.deadline
         live.reminder_sent = record.reminder_sent
+        if len(record.seats) > live.rules.max_players:
+            raise GameDamaged(
+                f"{len(record.seats)} seats, {live.rules.name} has at most {live.rules.max_players}"
+            )
         if record.status == "playing":
             commands = await self.store.commands(record.id, after_seq=record.snapshot_seq)
+            problem = check_log(record, commands)
+            if problem:
+                raise GameDamaged(problem)
             live.state = restore(record, commands)
+            problem = check_state(record, live.state)
+            if problem:
+                raise GameDamaged(problem)
+            if live.state.status != "playing":
+                raise GameDamaged(f"stored as playing, the state is {live.state.status}")
             live.json = live.state.to_json()
             live.turn_key = _turn_key(live.state)
-            if commands and commands[-1].seq != record.seq:
-                raise StoreError(
-                    f"game {record.id}: log ends at {commands[-1].seq}, not {record.seq}"
-                )
         return live
+
+    async def _reload(self, live: LiveGame, why: str) -> None:
+        """Drop the game's copy in memory and load it again from the database (another
+        process wrote it, or a write's outcome is unknown). Caller holds ``live.lock``."""
+        log.warning("game %s: %s; reloading it from the database", live.id, why)
+        try:
+            record = await self.store.load_game(live.id)
+        except StoreError as exc:
+            self._store_failed(exc)
+            log.error(
+                "game %s cannot be reloaded now (%s); it reloads before its next move", live.id, exc
+            )
+            live.stale = True
+            if live.json:
+                live.state = load_game(live.json)
+            return
+        if record is None or record.status not in ("lobby", "playing"):
+            if record is not None:
+                live.record = record
+            log.warning(
+                "game %s is %s in the database; dropped here",
+                live.id,
+                record.status if record else "gone",
+            )
+            live.finished.set()
+            self._forget(live)
+            return
+        try:
+            fresh = await self._load(record)
+        except StoreError as exc:
+            live.stale = True
+            log.error("game %s cannot be reloaded now (%s)", live.id, exc)
+            return
+        except Exception as exc:
+            await self._quarantine(live, f"cannot be reloaded: {_reason(exc)}")
+            return
+        for name in (
+            "record",
+            "rules",
+            "state",
+            "json",
+            "seq",
+            "snapshot_seq",
+            "deadline",
+            "reminder_sent",
+            "last_activity",
+            "turn_key",
+        ):
+            setattr(live, name, getattr(fresh, name))
+        live.stale = False
+        live.failures = 0
+
+    async def _set_aside(self, game_id: str, reason: str) -> None:
+        """Quarantine a stored game: a log line with the reason, the store's status."""
+        log.error("game %s quarantined: %s", game_id, reason)
+        self._quarantined[game_id] = reason
+        try:
+            await self.store.quarantine(game_id, reason, at=self.clock.now())
+        except StoreError as exc:
+            self._store_failed(exc)
+            log.error(
+                "game %s: the quarantine is not stored (%s); it is set aside in memory",
+                game_id,
+                exc,
+            )
+
+    async def _quarantine(self, live: LiveGame, reason: str) -> None:
+        """Take a live game out of play (it cannot be loaded or continued)."""
+        await self._set_aside(live.id, reason)
+        live.record = dataclasses.replace(live.record, status="quarantined")
+        live.deadline = None
+        live.finished.set()
+        self._forget(live)
+
+    def quarantined(self) -> dict[str, str]:
+        """The admin's view: every game set aside (this run or before), with the reason."""
+        return dict(self._quarantined)
+
+    def _store_failed(self, exc: BaseException) -> None:
+        """React to a store error: a lost owner lease stops this service (another process
+        has the database now), everything else is only logged by the caller."""
+        if isinstance(exc, StoreOwnerLost) and not self._owner_lost:
+            self._owner_lost = True
+            log.error(
+                "this process lost the database to another one (%s); dropping every "
+                "game and stopping",
+                exc,
+            )
+            self._stopping = True
+            for live in list(self._games.values()):
+                live.finished.set()
+            self._games.clear()
+            current = asyncio.current_task()
+            for task in list(self._tasks):
+                if task is not current:
+                    task.cancel()
+
+    def _spawn(self, coro: Awaitable[Any], name: str) -> asyncio.Task[Any]:
+        """A background task whose end is always logged (an exception at error level)."""
+        task = asyncio.ensure_future(coro)
+        task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            log.debug("task %s cancelled", task.get_name())
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("task %s failed", task.get_name(), exc_info=exc)
+        else:
+            log.debug("task %s ended", task.get_name())
 
     async def stop(self) -> None:
         """Stop timers and computer players (committed moves stay committed)."""
         self._stopping = True
         tasks = [t for t in (self._ticker, *(g.bot_task for g in self._games.values())) if t]
+        tasks += [t for t in self._tasks if t not in tasks]
         self._ticker = None
+        current = asyncio.current_task()
+        tasks = [t for t in tasks if t is not current]
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if not self._owner_lost:
+            await self._beat(self.clock.now(), force=True)  # downtime starts now
         if self._thinker is not None:
             await self._thinker.close()
             self._thinker = Thinker()  # a later start() may use it again
@@ -278,11 +697,24 @@ class GameService:
     # ================================================================== players
 
     async def register_player(self, player_id: str, name: str, locale: str = "en") -> None:
-        """Remember a person's display name and language (en/de)."""
-        record = PlayerRecord(player_id, name, _lang(locale), False)
-        if self._people.get(player_id) != record:
-            await self.store.upsert_player(record)
+        """Remember a person's display name and language (en/de).
+
+        A player id that is not text the store can keep raises the typed
+        :class:`ServiceError` ``input.invalid``; a display name with characters the store
+        cannot keep (lone surrogates) is cleaned. When the store cannot write, the person is
+        remembered in memory and written at the next registration."""
+        _check_text(player_id, "player")
+        record = PlayerRecord(player_id, _clean_name(name, player_id), _lang(locale), False)
+        if self._people.get(player_id) != record or player_id in self._unsaved_people:
             self._people[player_id] = record
+            try:
+                await self.store.upsert_player(record)
+            except StoreError as exc:
+                self._store_failed(exc)
+                log.warning("player %s not saved (%s); kept in memory", player_id, exc)
+                self._unsaved_people.add(player_id)
+            else:
+                self._unsaved_people.discard(player_id)
 
     async def _person(self, player_id: str) -> PlayerRecord:
         record = self._people.get(player_id)
@@ -319,13 +751,47 @@ class GameService:
     ) -> tuple[str | None, list[Outgoing]]:
         """Open a lobby with the host in seat 1 (or not seated: ``seat_host=False``, for a
         table of computer players). Returns the new game's id (None when refused)."""
+        try:
+            _check_text(host_id, "host")
+        except ServiceError as exc:
+            return None, [self._error(None, "?", exc, "en")]
         lang = await self._lang_of(host_id)
         try:
+            for value, what in (
+                (game_id, "game"),
+                (guild_id, "game"),
+                (channel_id, "game"),
+                (thread_id, "game"),
+            ):
+                if value is not None:
+                    _check_text(value, what)
+            _check_text(preset_name, "preset")
+            if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+                raise ServiceError(
+                    "options.invalid",
+                    option="seed",
+                    value=repr(seed)[:40],
+                    expected="a whole number",
+                    expected_de="eine ganze Zahl",
+                )
             rules = preset(preset_name)
             if options:
+                _check_options(rules, options)
                 rules = rules.with_options(**options)
-        except RummyError as exc:
-            return None, [ErrorReply(None, host_id, exc.code, exc.message(lang))]
+        except (RummyError, ServiceError) as exc:
+            return None, [self._error(None, host_id, exc, lang)]
+        except (TypeError, ValueError) as exc:  # what the option checks did not foresee
+            err = ServiceError(
+                "options.invalid",
+                option="options",
+                value=repr(exc)[:40],
+                expected="valid options",
+                expected_de="gültige Optionen",
+            )
+            return None, [self._error(None, host_id, err, lang)]
+        if game_id is not None and (game_id in self._games or game_id in self._quarantined):
+            err = ServiceError("game.not_lobby", game=game_id)
+            return None, [self._error(None, host_id, err, lang)]
         host = await self._person(host_id)
         now = self.clock.now()
         record = GameRecord(
@@ -345,9 +811,13 @@ class GameService:
         )
         try:
             await self.store.create_game(record)
+        except StoreConflict:
+            err = ServiceError("game.not_lobby", game=record.id)  # that id exists already
+            return None, [self._error(None, host_id, err, lang)]
         except StoreError as exc:
+            self._store_failed(exc)
             log.error("cannot create game %s: %s", record.id, exc)
-            return None, [self._error(None, host_id, ServiceError("service.store"), lang)]
+            return None, [self._error(None, host_id, ServiceError("service.save"), lang)]
         self._games[record.id] = LiveGame(record=record, rules=rules, last_activity=now)
         text = (
             f"{host.name} opened a {rules.name} table ({record.id}). Join, add computer "
@@ -376,6 +846,9 @@ class GameService:
     async def _lobby_op(
         self, game_id: str, player_id: str, op: Callable[[LiveGame, str], Awaitable[list[Outgoing]]]
     ) -> list[Outgoing]:
+        bad = self._bad_entry(game_id, player_id)
+        if bad is not None:
+            return [bad]
         lang = await self._lang_of(player_id)
         live = self._games.get(game_id)
         if live is None:
@@ -393,11 +866,30 @@ class GameService:
                 out = await op(live, player_id)
             except (RummyError, ServiceError) as exc:
                 return [self._error(game_id, player_id, exc, lang)]
-            except StoreError:
-                log.exception("lobby change of %s could not be saved", game_id)
-                return [self._error(game_id, player_id, ServiceError("service.store"), lang)]
+            except StoreConflict as exc:  # another process changed the game
+                await self._reload(live, f"a lobby change was refused ({exc})")
+                return [self._error(game_id, player_id, ServiceError("service.save"), lang)]
+            except StoreError as exc:
+                self._store_failed(exc)
+                log.error("lobby change of %s could not be saved: %s", game_id, exc)
+                if live.status == "lobby":  # memory as the store has it
+                    await self._reload(live, "a lobby change was not saved")
+                return [self._error(game_id, player_id, ServiceError("service.save"), lang)]
+            except Exception:
+                log.exception("lobby change of %s failed", game_id)
+                await self._reload(live, "a lobby change failed")
+                return [self._error(game_id, player_id, ServiceError("service.internal"), lang)]
         self._schedule_bots(live)
         return out
+
+    def _bad_entry(self, game_id: Any, player_id: Any) -> ErrorReply | None:
+        """A clean typed error for ids that are not text the store can keep."""
+        try:
+            _check_text(player_id, "player")
+            _check_text(game_id, "game")
+        except ServiceError as exc:
+            return self._error(None, player_id if _is_text(player_id) else "?", exc, "en")
+        return None
 
     def _check_room(self, live: LiveGame) -> None:
         if len(live.seats) >= live.rules.max_players:
@@ -431,7 +923,7 @@ class GameService:
         humans = [s for s in seats if not s.is_bot]
         if not humans:
             now = self.clock.now()
-            await self.store.set_status(live.id, "cancelled", at=now)
+            await self.store.set_status(live.id, "cancelled", at=now, expect="lobby")
             live.record = dataclasses.replace(live.record, status="cancelled", seats=seats)
             self._forget(live)
             return [
@@ -601,6 +1093,9 @@ class GameService:
 
     async def handle(self, game_id: str, player_id: str, text: str) -> list[Outgoing]:
         """Run a player's message of commands. Durable before anything is acknowledged."""
+        bad = self._bad_entry(game_id, player_id)
+        if bad is not None:
+            return [bad]
         lang = await self._lang_of(player_id)
         live = self._games.get(game_id)
         if live is None:
@@ -608,7 +1103,9 @@ class GameService:
             with contextlib.suppress(StoreError):
                 record = await self.store.load_game(game_id)
             err: RummyError | ServiceError
-            if record is not None and record.status == "finished":
+            if game_id in self._quarantined:
+                err = ServiceError("game.quarantined", game=game_id)
+            elif record is not None and record.status == "finished":
                 err = RummyError("game.over")
             else:
                 err = ServiceError("game.not_found", game=game_id)
@@ -622,11 +1119,19 @@ class GameService:
             limit = self.config.max_command_length
             if len(text) > limit:
                 raise ServiceError("command.too_long", length=len(text), maximum=limit)
+            _check_text(text, "text", limit=None)
             if text.startswith("!"):
                 raise ServiceError("command.reserved", token=text.split()[0][:20])
         except ServiceError as exc:
             return [self._error(game_id, player_id, exc, lang)]
         async with live.lock:
+            if live.stale:
+                await self._reload(live, "an earlier write's outcome was unknown")
+                if live.stale:
+                    return [self._error(game_id, player_id, ServiceError("service.store"), lang)]
+            if live.status == "quarantined":
+                err2 = ServiceError("game.quarantined", game=game_id)
+                return [self._error(game_id, player_id, err2, lang)]
             if live.status == "lobby":
                 exc2 = ServiceError("game.not_playing", game=game_id)
                 return [self._error(game_id, player_id, exc2, lang)]
@@ -643,7 +1148,13 @@ class GameService:
         self, live: LiveGame, seat: int | None, text: str, *, activity: bool, reply_to: str | None
     ) -> list[Outgoing]:
         """Apply one message (or a ``!`` service action) under the game's lock, commit it,
-        and build the messages. Caller holds ``live.lock``."""
+        and build the messages. Caller holds ``live.lock``.
+
+        Once the write is queued, its outcome is awaited even when the caller is cancelled
+        (then the messages go to the sink and the cancellation goes on); memory follows the
+        store: committed -> the new state, refused -> the last committed state, conflict or
+        unknown -> reloaded from the database. With ``reply_to`` None (computer players,
+        service actions) a failure raises; for a person it is the error reply."""
         state = live.state
         started = time.perf_counter()
         lang = self._locale_cached(reply_to) if reply_to else "en"
@@ -664,10 +1175,92 @@ class GameService:
             if reply_to is None:
                 raise
             return [self._error(live.id, reply_to, ServiceError("service.internal"), lang)]
-        snapshot = state.to_json()
-        if snapshot == live.json:
-            # nothing changed (a hint): nothing to log or replay
-            return self._event_messages(live, events, public=False)
+        try:
+            snapshot = state.to_json()
+            if snapshot == live.json:
+                # nothing changed (a hint): nothing to log or replay
+                return self._event_messages(live, events, public=False)
+            write, after = self._command_write(live, seat, text, activity, snapshot, key_before)
+        except Exception as exc:
+            # e.g. a result that does not fit the seats: memory goes back with the database,
+            # and the game, which cannot be continued, is set aside
+            live.state = load_game(live.json)
+            await self._quarantine(live, f"{text!r} cannot be recorded: {_reason(exc)}")
+            if reply_to is None:
+                raise GameDamaged(str(exc)) from exc
+            err = ServiceError("game.quarantined", game=live.id)
+            return [self._error(live.id, reply_to, err, lang)]
+        error, cancelled = await self._commit(write)
+        if error is not None:
+            await self._not_committed(live, write, error)
+            if cancelled:
+                raise asyncio.CancelledError
+            if reply_to is None:
+                raise error
+            return [self._error(live.id, reply_to, ServiceError("service.store"), lang)]
+        # ---- durable from here on: memory follows before anything else can fail
+        finished = write.status != "playing"
+        key = _turn_key(state)
+        live.json, live.seq = snapshot, write.seq
+        if write.snapshot_json is not None:
+            live.snapshot_seq = write.seq
+        live.deadline, live.reminder_sent, live.turn_key = (
+            write.deadline,
+            write.reminder_sent,
+            key,
+        )
+        live.failures = 0
+        if activity:
+            live.last_activity = write.at
+        if finished:
+            live.record = dataclasses.replace(live.record, status="finished", updated_at=write.at)
+            live.finished.set()
+            self._forget(live)
+        for step in after:  # e.g. the league's cache: only now that the rows are stored
+            try:
+                step()
+            except Exception:
+                log.exception("after-commit step failed in game %s", live.id)
+        if self.on_commit is not None:
+            try:
+                self.on_commit(live.id, write.seq, seat, text, time.perf_counter() - started)
+            except Exception:
+                log.exception("on_commit hook failed")
+        try:
+            out = self._event_messages(live, events, public=True)
+            if finished:
+                out.append(self._game_over(live))
+            elif key != key_before:
+                out.append(self._turn_prompt(live))
+        except Exception:
+            log.exception("messages for command %d of game %s failed", write.seq, live.id)
+            out = []
+        if cancelled:  # the caller is gone: the players still hear of the move
+            self._spawn(self._emit(out), f"messages-{live.id}")
+            raise asyncio.CancelledError
+        changed = [s for s, rack in racks_before.items() if rack != self._rack_of(live, s)]
+        try:
+            pictures = await self._pictures_and_racks(live, changed=changed)
+        except Exception:
+            log.exception("pictures and racks for game %s failed", live.id)
+            pictures = []
+        # pictures and racks go before the game-over / turn lines, as before
+        tail = [o for o in out if isinstance(o, GameOver | TurnPrompt)]
+        head = [o for o in out if not isinstance(o, GameOver | TurnPrompt)]
+        return head + pictures + tail
+
+    def _command_write(
+        self,
+        live: LiveGame,
+        seat: int | None,
+        text: str,
+        activity: bool,
+        snapshot: str,
+        key_before: tuple[int, int] | None,
+    ) -> tuple[CommandWrite, list[Callable[[], None]]]:
+        """Everything the accepted command changes, as one store write, and what to do once
+        it is committed (the result hooks' cache updates)."""
+        state = live.state
         now = self.clock.now()
         seq = live.seq + 1
         finished = state.status != "playing"
@@ -681,9 +1274,10 @@ class GameService:
         keep_reminder = deadline == live.deadline and live.reminder_sent and not finished
         results: tuple[ResultRow, ...] = ()
         kv: tuple[KvRow, ...] = ()
+        after: list[Callable[[], None]] = []
         if finished and state.result is not None:
             results = self._result_rows(live, state.result, now)
-            kv = self._hook_rows(live, state.result, now)
+            kv, after = self._hook_rows(live, state.result, now)
         every = max(1, self.config.snapshot_every)
         take_snapshot = finished or seq - live.snapshot_seq >= every
         write = CommandWrite(
@@ -700,40 +1294,46 @@ class GameService:
             results=results,
             kv=kv,
         )
-        try:
-            await self.store.append_command(write)
-        except BaseException as exc:
-            # not durable: not accepted. Memory goes back to the committed state.
-            live.state = load_game(live.json)
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            log.exception("command %d of game %s could not be stored", seq, live.id)
-            if reply_to is None:
-                raise
-            return [self._error(live.id, reply_to, ServiceError("service.store"), lang)]
-        # ---- durable from here on
-        live.json, live.seq = snapshot, seq
-        if take_snapshot:
-            live.snapshot_seq = seq
-        live.deadline, live.reminder_sent, live.turn_key = deadline, keep_reminder, key
-        if activity:
-            live.last_activity = now
-        if self.on_commit is not None:
+        return write, after
+
+    async def _commit(self, write: CommandWrite) -> tuple[BaseException | None, bool]:
+        """Queue the write and wait for its outcome, however often the caller is cancelled
+        meanwhile: (the error or None, whether the caller was cancelled)."""
+        cancelled = False
+        job = asyncio.ensure_future(self.store.append_command(write))
+        while not job.done():
             try:
-                self.on_commit(live.id, seq, seat, text, time.perf_counter() - started)
-            except Exception:
-                log.exception("on_commit hook failed")
-        out = self._event_messages(live, events, public=True)
-        changed = [s for s, rack in racks_before.items() if rack != self._rack_of(live, s)]
-        out += await self._pictures_and_racks(live, changed=changed)
-        if finished:
-            live.record = dataclasses.replace(live.record, status="finished", updated_at=now)
-            out.append(self._game_over(live))
-            live.finished.set()
-            self._forget(live)
-        elif key != key_before:
-            out.append(self._turn_prompt(live))
-        return out
+                await asyncio.shield(job)
+            except asyncio.CancelledError:
+                if not job.done():
+                    cancelled = True
+            except BaseException:
+                break
+        if job.cancelled():
+            return asyncio.CancelledError("the write was cancelled"), cancelled
+        return job.exception(), cancelled
+
+    async def _not_committed(
+        self, live: LiveGame, write: CommandWrite, error: BaseException
+    ) -> None:
+        """Memory after a write that did not commit (or whose outcome is unknown)."""
+        if isinstance(error, StoreOwnerLost):
+            self._store_failed(error)
+            live.state = load_game(live.json)
+        elif isinstance(error, StoreConflict):
+            await self._reload(live, f"command {write.seq} was refused ({error})")
+        elif isinstance(error, StoreError):
+            self._store_failed(error)
+            log.error("command %d of game %s could not be stored: %s", write.seq, live.id, error)
+            live.state = load_game(live.json)  # nothing was written
+        else:
+            log.error(
+                "command %d of game %s: the write's outcome is unknown",
+                write.seq,
+                live.id,
+                exc_info=error,
+            )
+            await self._reload(live, "a write's outcome is unknown")
 
     def _deadline_for(self, live: LiveGame, now: float) -> float | None:
         seconds = live.rules.turn_seconds
@@ -900,14 +1500,25 @@ class GameService:
             )
         return tuple(rows)
 
-    def _hook_rows(self, live: LiveGame, result: Result, now: float) -> tuple[KvRow, ...]:
+    def _hook_rows(
+        self, live: LiveGame, result: Result, now: float
+    ) -> tuple[tuple[KvRow, ...], list[Callable[[], None]]]:
+        """The result hooks' rows, and their ``committed`` callbacks (a hook may return rows
+        with a ``committed()`` method, e.g. the league's, to update its cache only once the
+        rows are stored)."""
         rows: list[KvRow] = []
+        after: list[Callable[[], None]] = []
         for hook in self.result_hooks:
             try:
-                rows += hook(live.record, result, now)
+                found = hook(live.record, result, now)
+                rows += found
             except Exception:
                 log.exception("result hook failed for game %s", live.id)
-        return tuple(rows)
+                continue
+            committed = getattr(found, "committed", None)
+            if callable(committed):
+                after.append(committed)
+        return tuple(rows), after
 
     # ================================================================== computer players
 
@@ -921,60 +1532,109 @@ class GameService:
     def _schedule_bots(self, live: LiveGame) -> None:
         if self._stopping or live.status != "playing" or live.state is None:
             return
+        if live.id not in self._games:
+            return
         if not live.seats[live.state.current].is_bot:
             return
         if live.bot_task is not None and not live.bot_task.done():
             return
-        live.bot_task = asyncio.create_task(self._bot_loop(live), name=f"bots-{live.id}")
+        live.bot_task = self._spawn(self._bot_loop(live), f"bots-{live.id}")
 
     async def _bot_loop(self, live: LiveGame) -> None:
-        while not self._stopping:
+        """Computer players move until a person is to move. Survives any error: a seat that
+        keeps failing quarantines its game (``max_failures``)."""
+        while not self._stopping and live.id in self._games:
             if live.status != "playing" or live.state is None:
                 return
             seat = live.state.current
-            if not live.seats[seat].is_bot:
+            if not 0 <= seat < len(live.seats) or not live.seats[seat].is_bot:
                 return
-            # the worker thinks during the pause (on the committed state)
-            thought = self._think(live, seat)
             try:
-                # a little jitter, so many computer players never move in lockstep
-                await self.clock.sleep(self.config.bot_pause * (0.5 + self._jitter.random()))
-                async with live.lock:
-                    if live.status != "playing" or live.state.current != seat:
-                        continue
-                    out = await self._bot_move(live, seat, thought)
-            finally:
-                if thought is not None and not thought[1].done():
-                    thought[1].cancel()
+                out = await self._bot_turn(live, seat)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                live.failures += 1
+                log.exception(
+                    "computer player of game %s failed (%d in a row)", live.id, live.failures
+                )
+                if live.failures >= self.config.max_failures:
+                    async with live.lock:
+                        await self._quarantine(
+                            live, f"its computer player keeps failing: {_reason(exc)}"
+                        )
+                    return
+                await self.clock.sleep(min(30.0, 2.0**live.failures))
+                continue
             await self._emit(out)
 
-    def _think(self, live: LiveGame, seat: int) -> tuple[int, asyncio.Future[str | None]] | None:
-        """Ask the worker for the move of ``seat`` on the committed state: (seq, future).
+    async def _bot_turn(self, live: LiveGame, seat: int) -> list[Outgoing]:
+        """One computer move: the worker thinks during the pause; its answer is awaited
+        without the game's lock, at most ``think_timeout`` seconds; then, under the lock, the
+        move is made if the game is still where it was."""
+        seq = live.seq
+        thought = self._think(live, seat)
+        text: str | None = None
+        cheap = False
+        try:
+            # a little jitter, so many computer players never move in lockstep
+            await self.clock.sleep(self.config.bot_pause * (0.5 + self._jitter.random()))
+            if thought is not None:
+                text, cheap = await self._await_thought(live, thought)
+        finally:
+            if thought is not None and not thought.done():
+                thought.cancel()
+        async with live.lock:
+            if (
+                live.id not in self._games
+                or live.status != "playing"
+                or live.state.current != seat
+                or live.seq != seq
+            ):
+                return []
+            return await self._bot_move(live, seat, text, cheap=cheap)
+
+    def _think(self, live: LiveGame, seat: int) -> asyncio.Future[str | None] | None:
+        """Ask the worker for the move of ``seat`` on the committed state.
         Only for the levels that use the solver: an ``easy`` move costs less on the loop than
         sending the game to the worker (measured by benchmarks/soak.py)."""
         thinker = self._thinker
         level = live.seats[seat].level or "medium"
-        if thinker is None or level not in WORKER_LEVELS:
+        if thinker is None or level not in WORKER_LEVELS or not live.json:
             return None
         if not thinker.ready:
             thinker.warm_up()
             return None
         try:
-            return live.seq, thinker.choose(live.json, seat, level)
+            return thinker.choose(live.json, seat, level)
         except ThinkerError:
             return None
 
-    async def _choose(
-        self, live: LiveGame, seat: int, thought: tuple[int, asyncio.Future[str | None]] | None
-    ) -> str | None:
-        """The computer player's move: the worker's, when it answered for the state as it is
-        now, else chosen here on the event loop."""
-        if thought is not None and thought[0] == live.seq and live.json:
-            try:
-                return await thought[1]
-            except ThinkerError as exc:
-                log.warning("worker could not choose in game %s (%s); choosing here", live.id, exc)
-        player = self._bot(live.seats[seat].level)
+    async def _await_thought(
+        self, live: LiveGame, thought: asyncio.Future[str | None]
+    ) -> tuple[str | None, bool]:
+        """The worker's answer: (text, False); (None, True) when it did not answer in time
+        (the worker is replaced, a cheaper level chooses); (None, False) when it failed."""
+        try:
+            return await asyncio.wait_for(asyncio.shield(thought), self.config.think_timeout), False
+        except TimeoutError:
+            log.warning(
+                "the worker did not answer for game %s within %.1f s; a cheaper player moves",
+                live.id,
+                self.config.think_timeout,
+            )
+            if self._thinker is not None:
+                self._thinker.replace("it did not answer in time")
+            return None, True
+        except ThinkerError as exc:
+            log.warning("worker could not choose in game %s (%s); choosing here", live.id, exc)
+            return None, False
+
+    def _choose_here(self, live: LiveGame, seat: int, *, cheap: bool) -> str | None:
+        """The computer player's move chosen on the event loop (``cheap``: the fallback level,
+        after the worker failed to answer in time)."""
+        level = self.config.think_fallback_level if cheap else live.seats[seat].level
+        player = self._bot(level)
         try:
             return player.choose(live.state, seat)
         except Exception:
@@ -982,22 +1642,24 @@ class GameService:
             return None
 
     async def _bot_move(
-        self,
-        live: LiveGame,
-        seat: int,
-        thought: tuple[int, asyncio.Future[str | None]] | None = None,
+        self, live: LiveGame, seat: int, text: str | None = None, *, cheap: bool = False
     ) -> list[Outgoing]:
         activity = live.all_bots
-        text = await self._choose(live, seat, thought)
+        if text is None:
+            text = self._choose_here(live, seat, cheap=cheap)
         for attempt in range(2):
             if text:
                 try:
                     return await self._play(live, seat, text, activity=activity, reply_to=None)
                 except RummyError as exc:
                     log.warning("computer move %r rejected in %s: %s", text, live.id, exc)
-                except StoreError:
-                    log.exception("computer move in %s not stored; retrying later", live.id)
+                except StoreError as exc:
+                    log.error(
+                        "computer move in %s not stored (%s); trying again later", live.id, exc
+                    )
                     await self.clock.sleep(1.0)
+                    return []
+                if live.status != "playing":
                     return []
             if attempt == 0:
                 text = self._fallback.safe_choose(live.state, seat)
@@ -1005,12 +1667,27 @@ class GameService:
         return await self._service_action(live, TIMEOUT, activity=activity)
 
     async def _service_action(self, live: LiveGame, text: str, *, activity: bool) -> list[Outgoing]:
+        """A ``!`` action (time-out, end); a failure is logged, never raised (a game whose
+        actions keep failing is quarantined)."""
+        if live.status != "playing" or live.state is None:
+            return []
         seat = live.state.current if text == TIMEOUT else None
         try:
-            return await self._play(live, seat, text, activity=activity, reply_to=None)
-        except (RummyError, StoreError, Exception):
-            log.exception("service action %s failed in game %s", text, live.id)
+            out = await self._play(live, seat, text, activity=activity, reply_to=None)
+        except asyncio.CancelledError:
+            raise
+        except GameDamaged:
             return []
+        except StoreError as exc:
+            log.error("service action %s not stored in game %s: %s", text, live.id, exc)
+            return []
+        except Exception as exc:
+            live.failures += 1
+            log.exception("service action %s failed in game %s", text, live.id)
+            if live.failures >= self.config.max_failures and live.id in self._games:
+                await self._quarantine(live, f"{text} keeps failing: {_reason(exc)}")
+            return []
+        return out
 
     async def _emit(self, out: list[Outgoing]) -> None:
         if not out or self.sink is None:
@@ -1025,30 +1702,75 @@ class GameService:
     # ================================================================== timers
 
     async def _tick_loop(self) -> None:
+        """Check the timers every ``tick_seconds``; survives any error."""
         while not self._stopping:
             await self.clock.sleep(self.config.tick_seconds)
             try:
                 await self.run_due()
+            except asyncio.CancelledError:
+                raise
             except Exception:
                 log.exception("timer check failed")
 
     async def run_due(self) -> list[Outgoing]:
         """Run every timer that is due now: reminders, time-outs, abandonment, stale lobbies.
-        The messages go to the sink and are returned."""
+        The messages go to the sink and are returned. A game that is busy (its lock is held,
+        e.g. a commit on the way) is skipped and checked again at the next tick; the due games
+        run side by side, so one slow game never delays the others."""
         now = self.clock.now()
+        await self._beat(now)
+        due = [g for g in list(self._games.values()) if self._maybe_due(g, now)]
+        results = await asyncio.gather(
+            *(self._due_locked(live, now) for live in due), return_exceptions=True
+        )
         out: list[Outgoing] = []
+        for live, result in zip(due, results, strict=True):
+            if isinstance(result, BaseException):
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                log.error("timer of game %s failed", live.id, exc_info=result)
+                continue
+            out += result
         for live in list(self._games.values()):
-            async with live.lock:
-                out += await self._due(live, now)
             self._schedule_bots(live)
         await self._emit(out)
         return out
 
+    def _maybe_due(self, live: LiveGame, now: float) -> bool:
+        """Cheap check without the lock: could a timer of this game be due now?"""
+        cfg = self.config
+        if live.status == "lobby":
+            return cfg.lobby_expiry is not None and self._idle(live, now) >= cfg.lobby_expiry
+        if live.status != "playing" or live.state is None:
+            return False
+        if cfg.abandon_after is not None and self._idle(live, now) >= cfg.abandon_after:
+            return True
+        if live.deadline is None:
+            return False
+        seconds = live.rules.turn_seconds or 0
+        return now >= live.deadline - seconds * cfg.reminder_fraction
+
+    async def _due_locked(self, live: LiveGame, now: float) -> list[Outgoing]:
+        if live.lock.locked():  # busy: come back at the next tick
+            return []
+        async with live.lock:
+            if live.id not in self._games:
+                return []
+            return await self._due(live, now)
+
     async def _due(self, live: LiveGame, now: float) -> list[Outgoing]:
         cfg = self.config
         if live.status == "lobby":
-            if cfg.lobby_expiry is not None and now - live.last_activity >= cfg.lobby_expiry:
-                await self.store.set_status(live.id, "cancelled", at=now)
+            if cfg.lobby_expiry is not None and self._idle(live, now) >= cfg.lobby_expiry:
+                try:
+                    await self.store.set_status(live.id, "cancelled", at=now, expect="lobby")
+                except StoreConflict as exc:
+                    await self._reload(live, f"its lobby could not be closed ({exc})")
+                    return []
+                except StoreError as exc:
+                    self._store_failed(exc)
+                    log.error("lobby %s not closed: %s", live.id, exc)
+                    return []
                 live.record = dataclasses.replace(live.record, status="cancelled")
                 self._forget(live)
                 return [
@@ -1062,7 +1784,7 @@ class GameService:
             return []
         if live.status != "playing" or live.state is None:
             return []
-        if cfg.abandon_after is not None and now - live.last_activity >= cfg.abandon_after:
+        if cfg.abandon_after is not None and self._idle(live, now) >= cfg.abandon_after:
             out = await self._service_action(live, f"{END} abandoned", activity=False)
             if out:
                 out.insert(
@@ -1082,7 +1804,17 @@ class GameService:
         seconds = live.rules.turn_seconds or 0
         remind_at = live.deadline - seconds * cfg.reminder_fraction
         if not live.reminder_sent and seconds and now >= remind_at:
-            await self.store.set_timer(live.id, deadline=live.deadline, reminder_sent=True)
+            try:
+                await self.store.set_timer(
+                    live.id, deadline=live.deadline, reminder_sent=True, seq=live.seq
+                )
+            except StoreConflict as exc:
+                await self._reload(live, f"its reminder was refused ({exc})")
+                return []
+            except StoreError as exc:
+                self._store_failed(exc)
+                log.error("reminder of game %s not stored: %s", live.id, exc)
+                return []
             live.reminder_sent = True
             info = live.seats[live.state.current]
             if info.is_bot:
@@ -1104,6 +1836,9 @@ class GameService:
 
     async def end_game(self, game_id: str, by: str, reason: str = "ended") -> list[Outgoing]:
         """The host (organiser) ends a running game now; it is scored by what is left."""
+        bad = self._bad_entry(game_id, by)
+        if bad is not None:
+            return [bad]
         lang = await self._lang_of(by)
         live = self._games.get(game_id)
         if live is None:
@@ -1118,4 +1853,10 @@ class GameService:
                     self._error(game_id, by, ServiceError("game.not_playing", game=game_id), lang)
                 ]
             reason = "abandoned" if reason == "abandoned" else "ended"
-            return await self._service_action(live, f"{END} {reason}", activity=True)
+            out = await self._service_action(live, f"{END} {reason}", activity=True)
+            if not out and live.status == "quarantined":
+                err = ServiceError("game.quarantined", game=game_id)
+                return [self._error(game_id, by, err, lang)]
+            if not out and live.status == "playing":
+                return [self._error(game_id, by, ServiceError("service.save"), lang)]
+            return out

@@ -27,9 +27,9 @@ from typing import Any
 
 from engine.rules import preset as get_preset
 
-from ..store import GameRecord, SqliteStore, Store
+from ..store import GameRecord, SqliteStore, Store, StoreError
 from .players import LEVELS
-from .replay import apply_logged, initial_state
+from .replay import apply_logged, conserved, initial_state
 from .service import GameService, ServiceConfig
 
 log = logging.getLogger(__name__)
@@ -157,24 +157,6 @@ async def run_soak(
 # ---------------------------------------------------------------------------- verification
 
 
-def _conserved(state: Any) -> str | None:
-    """None when every piece of the deck is somewhere exactly once, else what is wrong."""
-    deck = len(state.deck) if hasattr(state, "deck") else None
-    if hasattr(state, "all_piece_ids") and deck is not None:
-        ids = sorted(state.all_piece_ids())
-        if ids != list(range(deck)):
-            missing = sorted(set(range(deck)) - set(ids))
-            dups = sorted({i for i in ids if ids.count(i) > 1})
-            return f"pieces not conserved: missing {missing[:10]}, duplicated {dups[:10]}"
-        return None
-    view = state.public_view()
-    total = sum(s.pieces for s in view.seats) + sum(len(m.pieces) for m in view.melds)
-    total += view.pool + len(view.discards)
-    if deck is not None and total != deck:
-        return f"pieces not conserved: {total} counted, the deck has {deck}"
-    return None
-
-
 async def verify_game(store: Store, record: GameRecord) -> list[str]:
     """Every problem found with one stored game (empty when it is sound)."""
     problems: list[str] = []
@@ -202,7 +184,7 @@ async def verify_game(store: Store, record: GameRecord) -> list[str]:
             return problems
         if command.seq == record.snapshot_seq and state.to_json() != record.snapshot_json:
             problems.append(f"snapshot at seq {command.seq} differs from the replay")
-    wrong = _conserved(state)
+    wrong = conserved(state)
     if wrong:
         problems.append(wrong)
     if record.status != state.status:
@@ -226,23 +208,47 @@ async def verify_game(store: Store, record: GameRecord) -> list[str]:
 
 
 async def verify_db(db_path: str | Path) -> dict[str, Any]:
-    """Check every stored game; ``problems`` lists ``{"game": id, "problem": text}``."""
+    """Check every stored game in ONE read snapshot of the database (so a live bot writing
+    meanwhile shows no false gaps); the file is opened read-only and never written.
+
+    ``problems`` lists ``{"game": id, "problem": text}``; ``quarantined`` the games set aside
+    (``{"game", "reason", "at"}``), which are also problems. A row that cannot be read, or a
+    game whose check fails, is a problem of that game; the others are still checked. A file
+    that cannot be opened raises :class:`~bot.store.StoreError` (one line)."""
     path = Path(db_path)
     if not path.exists():
-        return {"games": 0, "ok": 0, "problems": [{"game": None, "problem": f"no file {path}"}]}
-    store = SqliteStore(path)
+        return {
+            "games": 0,
+            "ok": 0,
+            "problems": [{"game": None, "problem": f"no file {path}"}],
+            "quarantined": [],
+        }
+    store = SqliteStore(path, readonly=True, create=False)
     await store.open()
     problems: list[dict[str, Any]] = []
+    quarantined: list[dict[str, Any]] = []
     ok = 0
     try:
-        ids = await store.game_ids()
-        for game_id in ids:
-            record = await store.load_game(game_id)
-            if record is None:
-                continue
-            found = await verify_game(store, record)
-            problems += [{"game": game_id, "problem": p} for p in found]
-            ok += not found
+        async with store.snapshot() as snap:
+            ids = await snap.game_ids()
+            for game_id, reason, at in await snap.quarantined():
+                quarantined.append({"game": game_id, "reason": reason, "at": at})
+            set_aside = {q["game"] for q in quarantined}
+            for game_id in ids:
+                if game_id in set_aside:
+                    problems.append({"game": game_id, "problem": "quarantined"})
+                    continue
+                try:
+                    record = await snap.load_game(game_id)
+                    if record is None:
+                        continue
+                    found = await verify_game(snap, record)
+                except StoreError as exc:
+                    found = [f"cannot be read: {exc}"]
+                except Exception as exc:  # a damaged game is its own problem, never the run's
+                    found = [f"cannot be checked: {type(exc).__name__}: {exc}"]
+                problems += [{"game": game_id, "problem": p} for p in found]
+                ok += not found
     finally:
         await store.close()
-    return {"games": len(ids), "ok": ok, "problems": problems}
+    return {"games": len(ids), "ok": ok, "problems": problems, "quarantined": quarantined}

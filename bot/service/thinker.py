@@ -11,7 +11,10 @@ state, so the move is the same wherever it was chosen.
 
 The thinker is only a way to save the event loop's time: when it is not running (yet), fails
 or dies, :meth:`Thinker.choose` raises (or its future fails with) :class:`ThinkerError` and the
-service chooses on the loop as before. A broken pool is replaced on a later request.
+service chooses on the loop as before. A broken pool is replaced on a later request
+(``restart_after`` seconds later): a worker that died, one killed during its warm-up, one whose
+warm-up takes longer than ``warm_up_timeout``, and one the service gave up waiting for
+(:meth:`Thinker.replace`, e.g. a stopped or hung process, which is killed first).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from concurrent.futures.process import BrokenProcessPool
@@ -30,6 +34,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 RESTART_AFTER = 5.0  # seconds before a broken worker is started again
+WARM_UP_TIMEOUT = 60.0  # a worker that has not warmed up by then is killed and replaced
 
 
 class ThinkerError(Exception):
@@ -39,12 +44,18 @@ class ThinkerError(Exception):
 class Thinker:
     """One worker process for computer players' choices (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, *, restart_after: float = RESTART_AFTER, warm_up_timeout: float = WARM_UP_TIMEOUT
+    ) -> None:
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._warming: concurrent.futures.Future[Any] | None = None
-        self._failed_at = -RESTART_AFTER
+        self._warm_since = 0.0
+        self.restart_after = restart_after
+        self.warm_up_timeout = warm_up_timeout
+        self._failed_at = -restart_after
         self._closed = False
         self.answers = 0  # moves the worker chose
+        self.restarts = 0  # workers replaced after they died, hung or failed to warm up
 
     @property
     def worker_pid(self) -> int | None:
@@ -63,10 +74,23 @@ class Thinker:
         )
 
     def warm_up(self) -> None:
-        """Start the worker in the background (if it is not running); returns at once."""
-        if self._closed or self._pool is not None:
+        """Start the worker in the background (if it is not running); returns at once. A
+        worker that died during its warm-up, or takes too long, is replaced."""
+        if self._closed:
             return
-        if time.monotonic() - self._failed_at < RESTART_AFTER:
+        if self._pool is not None:
+            warming = self._warming
+            if warming is not None and warming.done() and warming.exception() is not None:
+                log.warning("the computer players' worker failed to start: %s", warming.exception())
+                self._broken()
+            elif (
+                warming is not None
+                and not warming.done()
+                and time.monotonic() - self._warm_since > self.warm_up_timeout
+            ):
+                self.replace("its warm-up takes too long")
+            return
+        if time.monotonic() - self._failed_at < self.restart_after:
             return
         # spawn, not fork: the service runs threads (aiosqlite) that a fork would copy mid-step
         self._pool = concurrent.futures.ProcessPoolExecutor(
@@ -75,7 +99,24 @@ class Thinker:
             initializer=_watch_parent,
             initargs=(os.getpid(),),
         )
+        self._warm_since = time.monotonic()
         self._warming = self._pool.submit(_warm)
+
+    def worker_pids(self) -> list[int]:
+        """The process ids of the pool's worker processes (also before the warm-up answered)."""
+        pool = self._pool
+        processes = getattr(pool, "_processes", None) or {} if pool is not None else {}
+        return [p.pid for p in list(processes.values()) if p.pid is not None]
+
+    def replace(self, reason: str) -> None:
+        """Give up on the worker (it hangs, or was stopped): kill it; a new one starts later."""
+        if self._pool is None:
+            return
+        log.warning("killing the computer players' worker (%s); a new one starts later", reason)
+        for pid in self.worker_pids():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        self._broken()
 
     def choose(self, state_json: str, seat: int, level: str) -> asyncio.Future[str | None]:
         """The computer player's command text for ``seat`` in the game ``state_json``, as a
@@ -112,13 +153,34 @@ class Thinker:
         pool, self._pool, self._warming = self._pool, None, None
         self._failed_at = time.monotonic()
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            self.restarts += 1
+            _shutdown_now(pool)
 
     async def close(self) -> None:
+        """Stop the worker: it finishes its request and exits, or is killed after a grace
+        period (a stopped or hung worker never holds up the service's shutdown)."""
         self._closed = True
         pool, self._pool, self._warming = self._pool, None, None
         if pool is not None:
-            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            _shutdown_now(pool)
+            await asyncio.to_thread(_reap, processes, 2.0)
+
+
+def _shutdown_now(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    with contextlib.suppress(Exception):
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _reap(processes: list[Any], grace: float) -> None:
+    """Wait up to ``grace`` seconds for the worker processes to exit, then kill them."""
+    deadline = time.monotonic() + grace
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join(1.0)
 
 
 # ------------------------------------------------------------------------------ the worker

@@ -1,0 +1,414 @@
+"""The game service under attack (issue 14), on real SQLite files.
+
+- a ``handle()`` cancelled at random moments (also during its commit) never leaves memory and
+  disk apart, and later moves still save;
+- a write refused because someone else wrote the game reloads the game (the player hears
+  "could not be saved, nothing changed"); a lost owner lease drops every game;
+- a damaged game (malformed seats or meta, a snapshot that does not fit, a duplicated piece, a
+  log shorter than ``seq``) is quarantined while every other game plays on, and ``verify-db``
+  lists it; an error in the middle of a final move rolls memory back with the database;
+- a full disk (a real tiny tmpfs) is answered "could not be saved, nothing changed";
+- hostile strings and wrong types at the entry get typed errors in English and German.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import logging
+import os
+import random
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bot.service import ErrorReply, GameService, ManualClock, ServiceConfig, ServiceError
+from bot.service.replay import restore
+from bot.service.soak import verify_db, verify_game
+from bot.store import CommandWrite, SqliteStore
+
+T0 = 1_700_000_000.0
+
+
+class Harness:
+    """A store, a service with a manual clock, and everything the sink received."""
+
+    def __init__(self, path: Path, **config) -> None:
+        self.path = path
+        self.clock = ManualClock(T0)
+        self.config = ServiceConfig(pictures=False, bot_pause=0.0, **config)
+        self.sent: list = []
+        self.store: SqliteStore | None = None
+        self.service: GameService | None = None
+
+    async def open(self, cls: type[GameService] = GameService, **kwargs) -> GameService:
+        self.store = SqliteStore(self.path)
+        await self.store.open()
+        self.service = cls(
+            self.store, config=self.config, clock=self.clock, sink=self.sent.extend, **kwargs
+        )
+        await self.service.start(run_timers=False)
+        return self.service
+
+    async def close(self) -> None:
+        if self.service is not None:
+            await self.service.stop()
+        if self.store is not None:
+            await self.store.close()
+        self.service = self.store = None
+
+
+@pytest.fixture
+async def make(tmp_path: Path):
+    """Harnesses on files in tmp_path, closed at the end even when the test fails (an open
+    store's thread would keep the test process alive)."""
+    made: list[Harness] = []
+
+    def factory(name: str, **config) -> Harness:
+        made.append(Harness(tmp_path / name, **config))
+        return made[-1]
+
+    yield factory
+    for harness in made:
+        await harness.close()
+
+
+@pytest.fixture
+async def h(make):
+    harness = make("faults.sqlite3")
+    await harness.open()
+    return harness
+
+
+def errors(out: list) -> list[ErrorReply]:
+    return [m for m in out if isinstance(m, ErrorReply)]
+
+
+async def people(service: GameService) -> None:
+    await service.register_player("alice", "Alice", "en")
+    await service.register_player("bob", "Bob", "de")
+
+
+async def two_player_game(service: GameService, seed: int = 1, game_id: str | None = None) -> str:
+    await people(service)
+    made, _ = await service.create_game("alice", "rummikub", seed=seed, game_id=game_id)
+    assert made
+    assert not errors(await service.join(made, "bob"))
+    assert not errors(await service.start_game(made, "alice"))
+    return made
+
+
+def to_move(service: GameService, game_id: str) -> str:
+    live = service._games[game_id]
+    return live.seats[live.state.current].player_id
+
+
+async def assert_memory_is_disk(service: GameService, store: SqliteStore, game_id: str) -> None:
+    """The live game is exactly what the database holds (state JSON and seq)."""
+    record = await store.load_game(game_id)
+    live = service._games.get(game_id)
+    if record.status != "playing":
+        assert live is None, f"{game_id}: {record.status} on disk, live in memory"
+        return
+    assert live is not None, f"{game_id}: playing on disk, not in memory"
+    stored = restore(record, await store.commands(game_id, after_seq=record.snapshot_seq))
+    assert live.seq == record.seq
+    assert live.state.to_json() == stored.to_json() == live.json
+
+
+# ------------------------------------------------------------------------------ cancellation
+
+
+async def test_random_cancellations_never_leave_memory_and_disk_apart(h: Harness):
+    s = h.service
+    rng = random.Random(14)
+    games = [await two_player_game(s, seed=i, game_id=f"c{i}") for i in range(1, 4)]
+    cancelled_after_commit = 0
+    for _ in range(200):
+        game_id = rng.choice([g for g in games if s.status(g) == "playing"])
+        before = (await h.store.load_game(game_id)).seq
+        task = asyncio.ensure_future(s.handle(game_id, to_move(s, game_id), "draw"))
+        await asyncio.sleep(rng.uniform(0, 0.004))
+        task.cancel()
+        result = (await asyncio.gather(task, return_exceptions=True))[0]
+        after = (await h.store.load_game(game_id)).seq
+        if isinstance(result, asyncio.CancelledError) and after == before + 1:
+            cancelled_after_commit += 1
+        await assert_memory_is_disk(s, h.store, game_id)
+    assert cancelled_after_commit > 0  # some cancellations did hit a queued write
+    # later moves still save, and every game replays
+    for game_id in games:
+        if s.status(game_id) == "playing":
+            seq = (await h.store.load_game(game_id)).seq
+            assert not errors(await s.handle(game_id, to_move(s, game_id), "draw"))
+            assert (await h.store.load_game(game_id)).seq == seq + 1
+            await assert_memory_is_disk(s, h.store, game_id)
+        assert await verify_game(h.store, await h.store.load_game(game_id)) == []
+
+
+# ------------------------------------------------------------------------------ races
+
+
+async def test_a_refused_write_reloads_the_game(h: Harness):
+    s = h.service
+    game_id = await two_player_game(s)
+    live = s._games[game_id]
+    # someone else writes the game behind the service's back (a stale process, a second bot)
+    other = restore(await h.store.load_game(game_id), [])
+    seat = other.current
+    other.apply(seat, "draw")
+    await h.store.append_command(
+        CommandWrite(game_id, 1, seat, "draw", T0, snapshot_json=other.to_json())
+    )
+    player = live.seats[seat].player_id
+    (reply,) = errors(await s.handle(game_id, player, "draw"))
+    assert reply.code == "service.store" and "nothing changed" in reply.text
+    # the stale copy is gone: memory is the database's game, and the next move saves
+    await assert_memory_is_disk(s, h.store, game_id)
+    assert s._games[game_id].seq == 1
+    assert not errors(await s.handle(game_id, to_move(s, game_id), "draw"))
+    assert (await h.store.load_game(game_id)).seq == 2
+    await assert_memory_is_disk(s, h.store, game_id)
+
+
+async def test_a_lost_owner_lease_drops_every_game(h: Harness, caplog):
+    s = h.service
+    first = await two_player_game(s, seed=1)
+    second = await two_player_game(s, seed=2)
+    # another process takes the database over (its token in the owner row)
+    with sqlite3.connect(h.path) as conn:
+        conn.execute("UPDATE owner SET token = 'someone-else'")
+    caplog.set_level(logging.ERROR)
+    (reply,) = errors(await s.handle(first, to_move(s, first), "draw"))
+    assert reply.code == "service.store"
+    assert s.live_game_ids() == []
+    assert "lost the database" in caplog.text
+    assert (await h.store.load_game(second)).seq == 0
+
+
+# ------------------------------------------------------------------------------ quarantine
+
+
+def edit(path: Path, sql: str, *params) -> None:
+    """Change the database file directly (the damage a bug, a tool or a disk does)."""
+    with sqlite3.connect(path) as conn:
+        conn.execute(sql, params)
+
+
+def snapshot_of(path: Path, game_id: str) -> dict:
+    with sqlite3.connect(path) as conn:
+        (text,) = conn.execute(
+            "SELECT snapshot_json FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+    return json.loads(text)
+
+
+def damage_seats(path: Path, game_id: str) -> None:
+    edit(path, "UPDATE games SET seats = '[{\"player_id\": ' WHERE id = ?", game_id)
+
+
+def damage_meta(path: Path, game_id: str) -> None:
+    edit(path, "UPDATE games SET meta = '{not json' WHERE id = ?", game_id)
+
+
+def current_seven(path: Path, game_id: str) -> None:
+    snap = snapshot_of(path, game_id)
+    snap["current"] = 7
+    edit(path, "UPDATE games SET snapshot_json = ? WHERE id = ?", json.dumps(snap), game_id)
+
+
+def duplicated_tile(path: Path, game_id: str) -> None:
+    snap = snapshot_of(path, game_id)
+    snap["racks"][0][0] = snap["racks"][1][0]
+    edit(path, "UPDATE games SET snapshot_json = ? WHERE id = ?", json.dumps(snap), game_id)
+
+
+def seq_ahead(path: Path, game_id: str) -> None:
+    edit(path, "UPDATE games SET seq = seq + 3 WHERE id = ?", game_id)
+
+
+def two_seat_snapshot(path: Path, game_id: str) -> None:
+    """The game has four seats, its snapshot two (the other game's)."""
+    snap = snapshot_of(path, "other")
+    edit(path, "UPDATE games SET snapshot_json = ? WHERE id = ?", json.dumps(snap), game_id)
+
+
+DAMAGE = {
+    "seats": (damage_seats, "seats"),
+    "meta": (damage_meta, "meta"),
+    "current=7": (current_seven, "player to move"),
+    "duplicated tile": (duplicated_tile, "duplicated"),
+    "seq ahead": (seq_ahead, "the log ends at"),
+    "2-seat snapshot": (two_seat_snapshot, "seats"),
+}
+
+
+@pytest.mark.parametrize("kind", list(DAMAGE))
+async def test_a_damaged_game_is_quarantined_and_the_others_play_on(make, kind: str, caplog):
+    h = make("damage.sqlite3")
+    s = await h.open()
+    other = await two_player_game(s, seed=3, game_id="other")
+    await people(s)
+    bad, _ = await s.create_game("alice", "rummikub", seed=4, game_id="bad")
+    for _ in range(3 if kind == "2-seat snapshot" else 1):
+        await s.add_bot(bad, "alice", "easy")
+    assert not errors(await s.start_game(bad, "alice"))
+    await s.wait_idle()
+    assert not errors(await s.handle(other, to_move(s, other), "draw"))
+    await h.close()
+
+    damage, words = DAMAGE[kind]
+    damage(h.path, bad)
+    caplog.set_level(logging.ERROR)
+    s = await h.open()
+    assert bad in s.quarantined() and words in s.quarantined()[bad]
+    assert f"game {bad} quarantined" in caplog.text
+    assert s.status(bad) is None
+    (reply,) = errors(await s.handle(bad, "alice", "draw"))
+    assert reply.code == "game.quarantined"
+    # every other game runs
+    assert not errors(await s.handle(other, to_move(s, other), "draw"))
+    await assert_memory_is_disk(s, h.store, other)
+    await h.close()
+    # stored as quarantined, listed by verify-db, which checks the rest without crashing
+    report = await verify_db(h.path)
+    assert [q["game"] for q in report["quarantined"]] == [bad]
+    assert {p["game"] for p in report["problems"]} == {bad}
+    assert report["ok"] == report["games"] - 1
+    # and the next start still knows it
+    s = await h.open()
+    assert bad in s.quarantined() and s.status(bad) is None
+    await h.close()
+
+
+class FinalMoveFails(GameService):
+    """A service whose result rows cannot be built (as with a snapshot that has fewer seats
+    than the game): the error comes in the middle of the final move."""
+
+    def _result_rows(self, live, result, now):
+        raise IndexError("list index out of range")
+
+
+async def test_an_error_in_the_final_move_rolls_memory_back_with_the_database(make, caplog):
+    h = make("final.sqlite3")
+    s = await h.open(FinalMoveFails)
+    game_id = await two_player_game(s)
+    other = await two_player_game(s, seed=2)
+    before = (await h.store.load_game(game_id)).seq
+    caplog.set_level(logging.ERROR)
+    out = await s.end_game(game_id, "alice")
+    assert errors(out)
+    record = await h.store.load_game(game_id)
+    assert record.status == "quarantined" and record.seq == before  # nothing half-written
+    assert s.status(game_id) is None  # not "finished" in memory while the database plays
+    assert "quarantined" in caplog.text and "IndexError" in s.quarantined()[game_id]
+    assert not errors(await s.handle(other, to_move(s, other), "draw"))
+    await h.close()
+
+
+# ------------------------------------------------------------------------------ a full disk
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path):
+    """A real 8 MB file system (tmpfs); root only."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting needs root")
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(directory: Path) -> Path:
+    filler = directory / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        while True:
+            try:
+                os.write(fd, b"\0" * 4096)
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC
+                break
+    finally:
+        os.close(fd)
+    return filler
+
+
+async def test_a_full_disk_is_answered_and_nothing_changes(tiny_disk: Path):
+    h = Harness(tiny_disk / "rummy.sqlite3")
+    s = await h.open()
+    try:
+        await _full_disk(h, s, tiny_disk)
+    finally:
+        await h.close()
+
+
+async def _full_disk(h: Harness, s: GameService, tiny_disk: Path) -> None:
+    game_id = await two_player_game(s)
+    filler = fill(tiny_disk)
+    refused = None
+    for _ in range(200):  # the WAL may still have room for a few small writes
+        out = await s.handle(game_id, to_move(s, game_id), "draw")
+        await assert_memory_is_disk(s, h.store, game_id)
+        if errors(out):
+            refused = errors(out)[0]
+            break
+    assert refused is not None and refused.code == "service.store"
+    assert "nothing changed" in refused.text
+    # the lobby, the players and new games answer too, and never raise
+    await s.register_player("dora", "Dora " + "x" * 5000, "de")
+    made, out = await s.create_game("dora", "rummikub", game_id="x" * 150)
+    assert made is None and errors(out)[0].code == "service.save"
+    assert "nichts geändert" in errors(out)[0].text
+    filler.unlink()  # space again: the same service goes on
+    assert not errors(await s.handle(game_id, to_move(s, game_id), "draw"))
+    await assert_memory_is_disk(s, h.store, game_id)
+
+
+# ------------------------------------------------------------------------------ hostile input
+
+
+async def test_hostile_strings_and_wrong_types_get_typed_errors(h: Harness):
+    s = h.service
+    await people(s)
+    bad = "g\ud800"
+    for call in (
+        s.handle(bad, "alice", "draw"),
+        s.handle("g", "al\udfffice", "draw"),
+        s.join(bad, "alice"),
+        s.start_game("g", "\ud800"),
+        s.end_game(bad, "alice"),
+    ):
+        (reply,) = errors(await call)
+        assert reply.code == "input.invalid"
+    made, out = await s.create_game("\ud800host", "rummikub")
+    assert made is None and errors(out)[0].code == "input.invalid"
+    made, out = await s.create_game("alice", "rummikub", game_id="id\udc00")
+    assert made is None and errors(out)[0].code == "input.invalid"
+    for value in ("60", 90.5, [60], True):
+        made, out = await s.create_game("bob", "rummikub", {"turn_seconds": value})
+        assert made is None
+        (reply,) = errors(out)
+        assert reply.code in ("options.invalid", "rules.option")
+        assert "turn_seconds" in reply.text or "Zugzeit" in reply.text
+    made, out = await s.create_game("bob", "rummikub", {"turn_seconds": "60"})
+    assert "erwartet eine ganze Zahl oder nichts" in errors(out)[0].text  # Bob reads German
+    with pytest.raises(ServiceError) as caught:
+        await s.register_player("\ud800", "X")
+    assert caught.value.code == "input.invalid"
+    assert "kein gültiger Text" in caught.value.message("de")
+    # a name with a lone surrogate is cleaned, not refused
+    await s.register_player("erin", "Er\ud800in", "en")
+    assert (await h.store.get_player("erin")).name == "Er?in"
+    game_id = await two_player_game(s)
+    (reply,) = errors(await s.handle(game_id, to_move(s, game_id), "meld \udcff"))
+    assert reply.code == "input.invalid"
+    await assert_memory_is_disk(s, h.store, game_id)
