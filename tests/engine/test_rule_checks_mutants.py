@@ -19,7 +19,8 @@ from engine.cards import (
 )
 from engine.errors import RummyError
 from engine.pieces import parse_faces
-from engine.rules import ROMME, RUMMY
+from engine.rules import ROMME, RUMMIKUB, RUMMY
+from engine.tiles import TileGame
 
 from .helpers import game, hand, rejects, table
 
@@ -239,6 +240,47 @@ TILE_REFUSALS = [
         ["Claim 2"],
     ),
     ("rummikub", "R1 R2 R3", "B9", [], "discard B9", "turn.no_discard", ["done"], ["done"]),
+    # claims: Stein Plus only, a group of exactly four, once
+    (
+        "stein",
+        "R5 B5 Y5 K5",
+        "B9",
+        [],
+        "claim 1",
+        "turn.not_allowed",
+        ["claim", "Stein-Rummy"],
+        ["claim", "Stein-Rummy"],
+    ),
+    (
+        "stein_plus",
+        "B1 B2 B3",
+        "R5 B5 Y5 K5 B9",
+        ["meld R5 B5 Y5 K5", "claim 2"],
+        "claim 2",
+        "claim.already",
+        ["Meld 2 "],
+        ["Kombination 2 "],
+    ),
+    (
+        "stein_plus",
+        "B1 B2 B3",
+        "R5 B5 Y5 B9",
+        ["meld R5 B5 Y5"],
+        "claim 2",
+        "claim.not_group_of_four",
+        ["Meld 2 "],
+        ["Kombination 2 "],
+    ),
+    (
+        "stein_plus",
+        "B1 B2 B3",
+        "R5 R6 R7 R8 B9",
+        ["meld R5 R6 R7 R8"],
+        "claim 2",
+        "claim.not_group_of_four",
+        ["Meld 2 "],
+        ["Kombination 2 "],
+    ),
 ]
 
 
@@ -380,3 +422,59 @@ def test_a_declared_set_counts_towards_the_opening():
     assert info.value.code == "opening.below_minimum"
     assert "27" in info.value.message("en") and "40" in info.value.message("en")
     assert g.to_json() == before
+
+
+def test_without_the_option_a_rummikub_joker_meld_may_be_split():
+    rules = RUMMIKUB.with_options(joker_meld_no_split=False)
+    for command in ("split 1 R7", "move 1 R7 R8 R9 > new"):
+        g = TileGame.position(rules, "R3 R4 J R6 R7 R8 R9", ["B1"], opened=(True,))
+        g.apply(0, command)
+        assert table(g, working=True) == ["R3 R4 J R6", "R7 R8 R9"]
+
+
+# -- card jokers are freed by the card they stand for -----------------------------------------
+
+
+def card_game(table_text, hand_text, rules=ROMME):
+    return CardGame.position(
+        rules, table_text, [hand_text, "9D 9D KS"], opened=(True, True), pool="2C 3C 4C 5C"
+    )
+
+
+def test_a_joker_round_the_corner_is_freed_by_its_card():
+    g = card_game("QS KS AS * 3S", "2S 5H")
+    g.apply(0, "swap 1 2S")
+    assert card_table(g) == ["QS KS AS 2S 3S"]
+    assert sorted(str(f) for f in g.rack(0)) == ["*", "5H"]
+
+
+@pytest.mark.parametrize(
+    ("table_text", "hand_text", "command", "stands"),
+    [
+        ("QS KS AS * 3S", "2H 5H", "swap 1 2H", "2S"),
+        ("5S * 7S", "6H 5H", "swap 1 6H", "6S"),
+        ("9C 9H *", "9C 5H", "swap 1 9C", "9S / 9D"),  # a set never repeats a suit
+        ("9C 9H *", "8D 5H", "swap 1 8D", "9S / 9D"),
+    ],
+)
+def test_a_wrong_card_does_not_free_a_joker_and_is_told_what_does(
+    table_text, hand_text, command, stands
+):
+    g = card_game(table_text, hand_text)
+    before = g.to_json()
+    with pytest.raises(RummyError) as info:
+        g.apply(0, command)
+    assert info.value.code == "joker.wrong_piece"
+    assert info.value.message("en").endswith(f"it stands for {stands}.")
+    assert info.value.message("de").endswith(f"er steht für {stands}.")
+    assert g.to_json() == before
+
+
+def test_a_declared_joker_is_freed_only_by_its_declared_card():
+    g = card_position("9C 9H * 9S 9D 5H 2D")
+    g.apply(0, "meld 9C 9H *=9D")
+    with pytest.raises(RummyError) as info:
+        g.apply(0, "swap 1 9S")
+    assert info.value.message("en").endswith("it stands for 9D.")
+    g.apply(0, "swap 1 9D")
+    assert "*" in [str(f) for f in g.rack(0)]
