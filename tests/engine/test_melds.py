@@ -75,3 +75,21 @@ def test_invalid_melds_say_why():
 def test_gap_filled_by_joker():
     assert read("R1 J R3").kind == "run"
     assert read("R1 J J R4").value == 10
+
+
+def test_a_meld_is_read_as_it_lies():
+    from engine.melds import describe_meaning, meaning_at, positional_reading
+
+    r = positional_reading(parse_faces("R4 R5 J"), LINEAR)
+    assert r.faces == tuple(parse_faces("R4 R5 J"))
+    assert meaning_at(r, 2) == ("run", parse_faces("R6")[0])
+    assert positional_reading(parse_faces("R5 R4 R6"), LINEAR) is None  # valid, but not in order
+    assert is_valid(parse_faces("R5 R4 R6"), LINEAR)
+    assert positional_reading(parse_faces("R13 R1 J"), WRAP).stands_for[2] == parse_faces("R2")[0]
+    assert positional_reading(parse_faces("R13 R1 J"), LINEAR) is None
+    g = positional_reading(parse_faces("J B5 R5"), LINEAR)
+    assert g.kind == "group" and meaning_at(g, 2) == ("group", 5)
+    assert describe_meaning(("group", 5)) == "a 5 of a missing colour"
+    assert describe_meaning(("group", 5), "de") == "eine 5 einer fehlenden Farbe"
+    assert describe_meaning(meaning_at(r, 2), "de") == "R6"
+    assert joker_meanings(parse_faces("R4 J R5"), LINEAR) == set()  # not valid as it lies

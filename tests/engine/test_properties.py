@@ -11,6 +11,7 @@ from engine.errors import RummyError
 from engine.game import load_game, new_game
 from engine.rules import preset
 from engine.scoring import stein_plus_place_values
+from engine.tiles import UNDOABLE
 
 TILE_PRESETS = ["stein", "stein_plus", "rummikub"]
 VERBS = ["draw", "pick", "meld", "add", "move", "split", "join", "swap", "take", "claim"]
@@ -83,6 +84,12 @@ def test_random_commands_conserve_pieces_and_rejections_change_nothing(name, see
         except RummyError as exc:
             assert g.to_json() == before, text
             assert exc.message("en") and exc.message("de")
+        else:
+            if text.split()[0] in UNDOABLE and g.status == "playing":
+                # undo right after an accepted change restores the state before it exactly
+                back = load_game(g.to_json())
+                back.apply(seat, "undo")
+                assert back.to_json() == before, text
         working = sorted(
             [i for m in g.turn.table for i in m.ids]
             + g.turn.rack
