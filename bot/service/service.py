@@ -114,6 +114,7 @@ class ServiceConfig:
     # on the loop, and the worker is killed and replaced
     think_timeout: float = 5.0
     think_fallback_level: str = "easy"
+    worker_restart_after: float = 5.0  # seconds before a dead or killed worker is started again
     # how often the service writes its "alive" heartbeat (downtime = now - last heartbeat)
     heartbeat_seconds: float = 5.0
     # a computer seat or timer action that fails this many times in a row quarantines its game
@@ -375,12 +376,15 @@ class GameService:
         self._rematch_locks: dict[str, asyncio.Lock] = {}
         # the worker only knows the standard computer players, not a test's own ones
         use_worker = self.config.think_in_worker and players is computer_player
-        self._thinker: Thinker | None = Thinker() if use_worker else None
+        self._thinker: Thinker | None = self._new_thinker() if use_worker else None
         self._quarantined: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._outages: list[tuple[float, float]] = []  # (down since, up again), wall time
         self._beat_at: float | None = None  # when the last heartbeat was written
         self._owner_lost = False
+
+    def _new_thinker(self) -> Thinker:
+        return Thinker(restart_after=self.config.worker_restart_after)
 
     # ================================================================== lifecycle
 
@@ -646,7 +650,7 @@ class GameService:
             await self._beat(self.clock.now(), force=True)  # downtime starts now
         if self._thinker is not None:
             await self._thinker.close()
-            self._thinker = Thinker()  # a later start() may use it again
+            self._thinker = self._new_thinker()  # a later start() may use it again
 
     async def wait_idle(self) -> None:
         """Wait until no computer player is thinking or moving (for tests and the console)."""
