@@ -264,6 +264,16 @@ TILE_REFUSALS = [
     (
         "stein_plus",
         "B1 B2 B3",
+        "R5 B5 Y5 K5 B9",
+        ["meld R5 B5 Y5 K5", "claim 2"],
+        "move 2 R5 B5 Y5 K5 > new",
+        "claim.dissolve_first",
+        ["Meld 2 ", "unclaim 2"],
+        ["Kombination 2 ", "unclaim 2"],
+    ),
+    (
+        "stein_plus",
+        "B1 B2 B3",
         "R5 B5 Y5 B9",
         ["meld R5 B5 Y5"],
         "claim 2",
@@ -478,3 +488,16 @@ def test_a_declared_joker_is_freed_only_by_its_declared_card():
     assert info.value.message("en").endswith("it stands for 9D.")
     g.apply(0, "swap 1 9D")
     assert "*" in [str(f) for f in g.rack(0)]
+
+
+def test_romme_keeps_a_card_for_the_final_discard():
+    g = card_game("", "5S 6S 7S")
+    before = g.to_json()
+    with pytest.raises(RummyError) as info:
+        g.apply(0, "meld 5S 6S 7S")
+    assert info.value.code == "cards.keep_one"
+    assert "in Rommé the last card is discarded (variant g is off)" in info.value.message("en")
+    assert "beim Rommé wird die letzte Karte abgelegt (Variante g ist aus)" in info.value.message(
+        "de"
+    )
+    assert g.to_json() == before
