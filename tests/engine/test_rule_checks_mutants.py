@@ -501,3 +501,90 @@ def test_romme_keeps_a_card_for_the_final_discard():
         "de"
     )
     assert g.to_json() == before
+
+
+# -- Stein: two draws, fewer when the stocks run dry ------------------------------------------
+
+
+def stein_to_draw(rack, discards=""):
+    return game("stein", "", rack, discards=discards, draws_done=False)
+
+
+def test_stein_draws_two_one_of_them_at_most_from_the_discard_stock():
+    g = stein_to_draw("R1 R2 R3 B9", discards="Y3")
+    err = rejects(g, "discard B9", "turn.draw_first")
+    assert "0 of 2" in err.message("en") and "0 von 2" in err.message("de")
+    g.apply(0, "pick Y3")
+    err = rejects(g, "discard B9", "turn.draw_first")
+    assert "1 of 2" in err.message("en") and "1 von 2" in err.message("de")
+    g.apply(0, "draw")
+    assert "discard" in [e.kind for e in g.apply(0, "discard B9")]
+
+
+def test_stein_draws_fewer_when_the_pool_runs_dry():
+    g = stein_to_draw("R1 R2 R3 B9", discards="Y3 K4 R5")
+    g.pool.clear()  # the pool has run dry: one pick from the discard stock is all there is
+    assert g.draws_needed() == 1
+    rejects(g, "discard B9", "turn.draw_first")
+    g.apply(0, "pick K4")
+    assert g.draws_complete()
+    g.apply(0, "discard B9")
+    g = stein_to_draw("R1 R2 R3 B9")
+    del g.pool[1:]  # one tile left in the pool, nothing discarded yet
+    assert g.draws_needed() == 1
+    g.apply(0, "draw")
+    g.apply(0, "discard B9")
+    g = stein_to_draw("R1 R2 R3 B9")
+    g.pool.clear()  # nothing to draw at all
+    assert g.draws_needed() == 0
+    g.apply(0, "discard B9")
+
+
+def test_ending_a_tile_turn():
+    g = game("stein", "", "R1 R2 R3 B9")
+    err = rejects(g, "done", "turn.must_discard")
+    assert "discard" in err.message("en")
+    g = game("rummikub", "R1 R2 R3", "B9")
+    rejects(g, "done", "turn.nothing_played")
+    g.apply(0, "move 1 R3 > new")
+    err = rejects(g, "done", "turn.invalid_table")
+    # every invalid meld is named, in the player's language
+    assert "Meld 1 (R1 R2)" in err.message("en") and "Meld 2 (R3)" in err.message("en")
+    assert "Kombination 1 (R1 R2)" in err.message("de")
+
+
+# -- Rummikub: the 30-point opening -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("melds", ["R9 R10 R11", "R9 R10 J", "R9 R10 R11 | B1 B2 B3"])
+def test_a_rummikub_opening_of_30_or_more_is_accepted(melds):
+    g = game("rummikub", "", "R9 R10 R11 J B1 B2 B3 K7", opened=(False,))
+    g.apply(0, f"meld {melds}")
+    assert "opened" in [e.kind for e in g.apply(0, "done")]
+    assert g.opened[0]
+
+
+@pytest.mark.parametrize(("melds", "value"), [("R8 R9 R10", 27), ("J R9 R10", 27)])
+def test_a_rummikub_opening_below_30_is_refused(melds, value):
+    g = game("rummikub", "", "R8 R9 R10 J K7", opened=(False,))
+    g.apply(0, f"meld {melds}")
+    err = rejects(g, "done", "opening.below_minimum")
+    assert f"worth {value} points" in err.message("en") and "reach 30" in err.message("en")
+    assert f"zählt {value} Punkte" in err.message("de") and "30" in err.message("de")
+
+
+def test_before_opening_the_table_is_locked_unless_the_option_and_30_points():
+    g = game("rummikub", "R1 R2 R3", "R9 R10 R11 R12 R4", opened=(False,))
+    g.apply(0, "meld R9 R10 R11 R12")
+    err = rejects(g, "add 1 R4", "opening.table_locked")
+    assert "(meld 1)" in err.message("en") and "(Kombination 1)" in err.message("de")
+    rules = RUMMIKUB.with_options(opening_may_add_after_minimum=True)
+    g = TileGame.position(rules, "R1 R2 R3", ["R8 R9 R10 R11 R4"], opened=(False,))
+    rejects(g, "add 1 R4", "opening.table_locked")
+    g.apply(0, "meld R8 R9 R10")  # 27: not yet
+    rejects(g, "add 1 R4", "opening.table_locked")
+    g = TileGame.position(rules, "R1 R2 R3", ["R9 R10 R11 R4"], opened=(False,))
+    g.apply(0, "meld R9 R10 R11")  # exactly 30
+    g.apply(0, "add 1 R4")
+    g.apply(0, "done")
+    assert table(g) == ["R1 R2 R3 R4", "R9 R10 R11"]
