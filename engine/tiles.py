@@ -1147,10 +1147,10 @@ class TileGame(PieceGame):
         return RummyError(
             "place.impossible",
             reason="every table that holds these pieces breaks a rule ("
-            + fault.message("en")
+            + fault.message("en").rstrip(".")
             + "): lay them yourself.",
             reason_de="jeder Tisch mit diesen Steinen bricht eine Regel ("
-            + fault.message("de")
+            + fault.message("de").rstrip(".")
             + "): lege sie selbst.",
         )
 

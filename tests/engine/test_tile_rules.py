@@ -532,3 +532,21 @@ def test_a_table_discard_through_rummy_turn(capsys):
     assert code == 0, data
     assert data["hand"] == []
     assert data["table"] == [["R1", "R2", "R3"], ["K9", "K10", "K11"]]
+
+
+def test_place_keeps_the_joker_rules():
+    # a joker meld is only extended; freeing its joker into its own meld is refused
+    g = game("rummikub", LOCKED, "R7 K7 R10")
+    g.apply(0, "place R10")
+    assert table(g, working=True)[0] == f"{LOCKED} R10"
+    g = game("rummikub", LOCKED, "R5 B1")
+    err = rejects(g, "place R5", "place.impossible")
+    assert "joker" in err.message("en") and "Joker" in err.message("de")
+    # a freed joker placed by place goes into a new meld with rack tiles, never an old meld
+    g = game("rummikub", "R4 J R6 | K1 K2 K3", "R5 K4 K5")
+    g.apply(0, "swap 1 R5; place J K4 K5; done")
+    assert table(g) == ["R4 R5 R6", "K1 K2 K3", "K4 K5 J"]
+    g = game("rummikub", "R4 J R6 | K1 K2 K3", "R5 K4")
+    g.apply(0, "swap 1 R5")
+    err = rejects(g, "place J K4", "place.impossible")
+    assert "K1 K2 K3" in err.message("en")
