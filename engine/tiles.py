@@ -695,7 +695,8 @@ class TileGame(PieceGame):
         for k, face in enumerate(reading.faces):
             if face.is_joker:
                 want = meaning_at(reading, k)
-                pick = next((j for j in jokers if j in held and held[j] == want), jokers[0])
+                spare = next((j for j in jokers if j not in held), jokers[0])
+                pick = next((j for j in jokers if j in held and held[j] == want), spare)
                 kept += pick in held and held[pick] == want
                 jokers.remove(pick)
             else:
