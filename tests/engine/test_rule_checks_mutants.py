@@ -588,3 +588,122 @@ def test_before_opening_the_table_is_locked_unless_the_option_and_30_points():
     g.apply(0, "add 1 R4")
     g.apply(0, "done")
     assert table(g) == ["R1 R2 R3 R4", "R9 R10 R11"]
+
+
+# -- freeing a table joker (RULES.md "Common ground", "Preset stein", "Preset rummikub") ------
+
+SWAP_REFUSALS = [
+    ("rummikub", "R4 R5 R6", "R7 B1", [], "swap 1 R7", "joker.not_in_meld", "Meld 1 "),
+    ("rummikub", "R4 R5 J", "R6 R3 B1", [], "swap 1 R3", "joker.wrong_piece", "stands for R6."),
+    ("rummikub", "R4 R5 J", "R6 R3 B1", [], "swap 1 J", "joker.wrong_piece", "stands for R6."),
+    ("stein", "R4 J J R7", "R5 R6 K1", [], "swap 1 R5 R5", "joker.wrong_piece", "R5, R6."),
+    ("stein", "R5 B5 J", "Y5 K5 B1", [], "swap 1 R5", "joker.wrong_piece", "for K5, Y5."),
+    ("rummikub", "R5 B5 Y5 J", "R5 K1", [], "swap 1 R5", "joker.wrong_piece", "for K5."),
+    # Stein: a group joker only by the missing fourth tile
+    ("stein", "R5 B5 J", "Y5 K5 B1", [], "swap 1 Y5", "joker.group_needs_fourth", "meld 1 "),
+    ("stein", "R5 B5 J J", "Y5 K5 K1", [], "swap 1 Y5", "joker.group_needs_fourth", "meld 1 "),
+    # a meld not valid as it lies gives its joker no meaning yet
+    ("stein", "R4 R5 J", "B9 R6 K1", ["add 1 B9"], "swap 1 R6", "joker.no_meaning", "Meld 1 "),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "tables", "rack", "before", "command", "code", "en"), SWAP_REFUSALS
+)
+def test_a_joker_is_freed_only_by_the_tile_its_place_stands_for(
+    name, tables, rack, before, command, code, en
+):
+    g = game(name, tables, rack)
+    for text in before:
+        g.apply(0, text)
+    err = rejects(g, command, code)
+    assert en in err.message("en")
+    if code == "joker.wrong_piece":
+        piece = command.split()[-1]
+        assert err.message("en").startswith(f"{piece} cannot free the joker in meld 1: ")
+        assert err.message("de").startswith(f"{piece} kann den Joker in Kombination 1 nicht")
+
+
+@pytest.mark.parametrize(
+    ("name", "tables", "rack", "command", "after", "left"),
+    [
+        ("stein", "R4 R5 J R7 R8", "R6 K1", "swap 1 R6", "R4 R5 R6 R7 R8", "J K1"),
+        ("stein", "R4 J J R7", "R5 R6 K1", "swap 1 R6 R5", "R4 R5 R6 R7", "J J K1"),
+        ("stein", "R5 B5 Y5 J", "K5 B1", "swap 1 K5", "B5 R5 Y5 K5", "B1 J"),
+        ("stein", "R5 B5 J", "Y5 K5 B1", "swap 1 Y5 K5", "B5 R5 Y5 K5", "B1 J"),
+        ("stein", "R5 B5 J J", "Y5 K5 K1", "swap 1 K5 Y5", "B5 R5 Y5 K5", "J J K1"),
+        # Rummikub: any missing colour frees a group joker; the group may stay at three
+        ("rummikub", "R5 B5 J", "Y5 K5 B1", "swap 1 K5", "B5 R5 K5", "B1 J Y5"),
+        ("rummikub", "R5 B5 J J", "Y5 K5 K1", "swap 1 Y5", "B5 R5 Y5 J", "J K1 K5"),
+    ],
+)
+def test_a_freed_joker_goes_to_the_rack_and_its_tile_takes_its_place(
+    name, tables, rack, command, after, left
+):
+    g = game(name, tables, rack)
+    events = g.apply(0, command)
+    assert table(g, working=True)[0] == after
+    assert hand(g) == sorted(left.split())
+    pieces = command.split(maxsplit=2)[2]
+    assert [(e.kind, e.private) for e in events] == [("swap", True)]
+    assert events[0].message("en") == f"P1 frees the joker of meld 1 with {pieces}"
+    assert events[0].message("de") == f"P1 löst den Joker in 1 aus mit {pieces}"
+
+
+@pytest.mark.parametrize(
+    ("before", "code", "en", "de"),
+    [
+        (["swap 1 R6"], "joker.freed_unused", "new meld", "neue Kombination"),
+        (["swap 1 R6", "add 2 J"], "joker.freed_unused", "new meld", "neue Kombination"),
+        (
+            ["swap 1 R6", "add 2 B10 J"],
+            "joker.freed_not_new",
+            "Meld 2: the freed joker must go into a new meld with tiles from your rack, not into "
+            "a meld that was on the table (B7 B8 B9).",
+            "Kombination 2: ",
+        ),
+        (
+            ["swap 1 R6", "move 2 B7 B8 B9 > new"],
+            "joker.freed_unused",
+            "new meld",
+            "neue Kombination",
+        ),
+    ],
+)
+def test_a_freed_rummikub_joker_goes_into_a_new_meld_with_rack_tiles(before, code, en, de):
+    g = game("rummikub", "R4 R5 J | B7 B8 B9", "R6 B10 B11 K1")
+    for text in before:
+        g.apply(0, text)
+    err = rejects(g, "done", code)
+    assert en in err.message("en")
+    assert de in err.message("de")
+
+
+def test_a_freed_rummikub_joker_in_a_new_meld_with_rack_tiles_ends_the_turn():
+    g = game("rummikub", "R4 R5 J", "R6 B7 B8 K1")
+    g.apply(0, "swap 1 R6")
+    g.apply(0, "meld J B7 B8")
+    g.apply(0, "done")
+    assert table(g) == ["R4 R5 R6", "J B7 B8"]
+
+
+@pytest.mark.parametrize(
+    ("name", "tables", "rack", "command", "code", "en"),
+    [
+        ("stein", "R4 R5 J | B7 B8 B9", "K1", "move 1 J > 2", "joker.cannot_move", "swap 1 "),
+        ("stein", "R5 B5 J | R6 R7 R8", "K1 K2", "move 1 J > 2", "joker.cannot_move", "swap 1 "),
+        ("rummikub", "R4 R5 J R7", "K1", "move 1 R7 > new", "joker.locked_meld", "Meld 1 "),
+        ("rummikub", "R4 J R6 R7", "R5 K1", "split 1 R6", "joker.locked_meld", "Meld 1 "),
+        ("rummikub", "R3 R4 J R6 R7 R8", "K1", "move 1 R3 > new", "joker.locked_meld", "Meld 1 "),
+    ],
+)
+def test_a_table_joker_stays_in_its_meld(name, tables, rack, command, code, en):
+    g = game(name, tables, rack)
+    err = rejects(g, command, code)
+    assert en in err.message("en")
+
+
+def test_a_stein_joker_meld_may_be_split():
+    g = game("stein", "R4 R5 J R7", "K1")
+    g.apply(0, "move 1 R7 > new")
+    assert table(g, working=True) == ["R4 R5 J", "R7"]
