@@ -61,6 +61,12 @@ def fuzz_one(name: str, steps: int, seconds: float, chunk: int, step_count: int)
             if len(violations) >= 5:
                 break
     out = {f: STATS[f"{name}:{f}"] for f in FIELDS}
+    prefix = f"{name}:ok:"
+    out["accepted_by_verb"] = {
+        k[len(prefix) :]: v for k, v in sorted(STATS.items()) if k.startswith(prefix)
+    }
+    out["positions"] = STATS[f"{name}:positions"]
+    out["timeouts"] = STATS[f"{name}:timeouts"]
     out["violations"] = len(violations)
     out["seconds"] = round(time.monotonic() - started, 1)
     out["chunks"] = chunks

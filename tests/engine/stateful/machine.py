@@ -126,6 +126,21 @@ class GameMachine(RuleBasedStateMachine):
         STATS[f"{self.NAME}:steps"] += 1
         self.game_steps += 1
 
+    def _ready(self, data) -> None:
+        """Stein: usually make the turn's draws first (a pool draw, sometimes a pick), so
+        that the command that follows is judged on its own (now and then it is sent before
+        the draws, to be refused)."""
+        g = self.game
+        if not (self.tile and g.is_stein) or g.draws_complete() or not data.draw(st.integers(0, 5)):
+            return
+        while self.playing and not g.draws_complete():
+            if g.discards and g.turn.picked == 0 and data.draw(st.integers(0, 3)) == 0:
+                text = f"pick {g.deck[g.discards[-1]]}"
+            else:
+                text = "draw"
+            if self.send(g.current, text) is None:
+                return
+
     @property
     def playing(self) -> bool:
         return self.game is not None and self.game.status == "playing"
@@ -149,6 +164,9 @@ class GameMachine(RuleBasedStateMachine):
                     f"{must}: {text!r} by seat {seat} was refused: {exc.message()}",
                 )
             STATS[f"{self.NAME}:rejected"] += 1
+            STATS[
+                f"{self.NAME}:no:{text.split(None, 1)[0] if text.strip() else ''}:{exc.code}"
+            ] += 1
             return None
         STATS[f"{self.NAME}:accepted"] += 1
         self.log.append((seat, text))
@@ -746,6 +764,7 @@ class GameMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def meld(self, data) -> None:
         self._step()
+        self._ready(data)
         text = self._meld_text(data)
         if text:
             self.send(self.game.current, text)
@@ -754,6 +773,7 @@ class GameMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def add(self, data) -> None:
         self._step()
+        self._ready(data)
         text = self._add_text(data)
         if text:
             self.send(self.game.current, text)
@@ -762,6 +782,7 @@ class GameMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def swap(self, data) -> None:
         self._step()
+        self._ready(data)
         text = self._swap_text(data)
         if text:
             self.send(self.game.current, text)
@@ -770,14 +791,16 @@ class GameMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def discard(self, data) -> None:
         self._step()
+        self._ready(data)
         rack = self._rack_faces()
         if rack:
             self.send(self.game.current, f"discard {data.draw(st.sampled_from(rack))}")
 
     @precondition(lambda self: self.playing)
-    @rule()
-    def done(self) -> None:
+    @rule(data=st.data())
+    def done(self, data) -> None:
         self._step()
+        self._ready(data)
         self.send(self.game.current, "done")
 
     @precondition(lambda self: self.playing)
@@ -814,6 +837,7 @@ class GameMachine(RuleBasedStateMachine):
     def change_then_undo(self, data) -> None:
         """``X; undo`` in one message leaves the state as it was (defect 1's shape)."""
         self._step()
+        self._ready(data)
         text = self._change_text(data)
         if not text:
             return
@@ -828,6 +852,7 @@ class GameMachine(RuleBasedStateMachine):
     def two_in_one(self, data) -> None:
         """Two or three plausible commands in one message, with any separator."""
         self._step()
+        self._ready(data)
         parts = [self._change_text(data) or "hint" for _ in range(data.draw(st.integers(2, 3)))]
         if data.draw(st.booleans()):
             parts.append(data.draw(st.sampled_from(["done", "undo", "reset", "draw"])))
@@ -1182,6 +1207,7 @@ class TileMachine(GameMachine):
     def table_change(self, data) -> None:
         """move / split / join / take / claim / unclaim on real table pieces."""
         self._step()
+        self._ready(data)
         builders = [self._move_text, self._split_text, self._join_text, self._take_text]
         if self.RULES.claims:
             builders.append(self._claim_text)
@@ -1203,6 +1229,7 @@ class TileMachine(GameMachine):
     @rule(data=st.data())
     def place(self, data) -> None:
         self._step()
+        self._ready(data)
         text = self._place_text(data)
         if text:
             self.send(self.game.current, text)
@@ -1213,6 +1240,7 @@ class TileMachine(GameMachine):
         """Stein: a player who laid every tile discards a table tile whose removal leaves every
         meld valid, and is out (RULES.md, source text 000)."""
         self._step()
+        self._ready(data)
         g = self.game
         table = self._table()
         if not table:
@@ -1252,6 +1280,37 @@ class TileMachine(GameMachine):
                         continue
                     return i
         return None
+
+    @precondition(lambda self: self.playing)
+    @rule(data=st.data())
+    def legal_swap(self, data) -> None:
+        """A joker on the table at the start of the turn, freed by the tile it stands for by
+        position, from the rack of a player who has opened: the rules allow it."""
+        self._step()
+        g = self.game
+        seat = g.current
+        if not g.opened[seat] or not g.draws_complete() or g._table_changed():
+            return
+        rack = {(f.suit, f.rank): f for f in g.rack(seat) if not f.is_joker}
+        options = []
+        for n, meld in enumerate(g.table, 1):
+            if meld.claim is not None and meld.claim != seat:
+                continue
+            faces = [face_of(g.deck, i) for i in meld.ids]
+            reads = read_meld(faces, self.RULES.run_mode, self.RULES.max_run)
+            if len(reads) != 1 or faces.count((JOKER, 0)) != 1:
+                continue
+            r = reads[0]
+            if r.kind == "run":
+                wanted = [r.stands[faces.index((JOKER, 0))]]
+            elif self.RULES.group_joker_needs_fourth and len(faces) != 4:
+                continue
+            else:
+                wanted = [(c, r.rank) for c in r.missing]
+            options += [(n, rack[w]) for w in wanted if w in rack]
+        if options:
+            n, face = data.draw(st.sampled_from(options))
+            self.send(seat, f"swap {n} {face}", must="the tile the joker stands for")
 
     @precondition(lambda self: self.playing and self.RULES.claims)
     @rule()
@@ -1311,7 +1370,8 @@ class TileMachine(GameMachine):
         must = "valid melds from the rack"
         if not g.opened[seat] and value < rules.opening_minimum:
             must = None
-        text = "reset; meld " + " | ".join(format_faces(m) for m in chosen)
+        between = data.draw(st.sampled_from([" | ", "|", "; ", ";", "\n"]))
+        text = "reset; meld " + between.join(format_faces(m) for m in chosen)
         if rules.game == "stein":
             if not left:
                 return
