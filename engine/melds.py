@@ -226,6 +226,8 @@ def explain_invalid(faces: Sequence[Face], spec: MeldSpec, meld_no: int | None) 
             (r + 1 for r, nxt in pairwise(ordered) if nxt != r + 1),
             ordered[-1] + 1,
         )
+        if spec.run_mode == "wrap":
+            gap = _wrap_gap(Counter(f.rank for f in real), spec.max_run) or gap
         gap_face = face_type(real[0].suit, min(gap, 13))
         return _error("meld.run_gap", faces, meld_no, gap=str(gap_face))
     return _error("meld.mixed", faces, meld_no)
@@ -240,6 +242,23 @@ def positional_reading(faces: Sequence[Face], spec: MeldSpec) -> Reading | None:
     for found in readings(given, spec):
         if found.kind == "group" or found.faces == given:
             return found
+    return None
+
+
+def _wrap_gap(real_ranks: Counter, max_run: int) -> int | None:
+    """Round the corner (Stein, Rommé): the first missing value of the shortest run round the
+    cycle that holds all these real tiles (``K2..K13 K2 K3``: K1; ``K12 K13 K3``: K1)."""
+    for length in range(sum(real_ranks.values()), max_run + 1):
+        for start in range(1, 14):
+            needed = Counter(_rank_at("wrap", start, i) for i in range(length))
+            if all(needed[r] >= c for r, c in real_ranks.items()):
+                left = Counter(real_ranks)
+                for i in range(length):
+                    r = _rank_at("wrap", start, i)
+                    if left[r] > 0:
+                        left[r] -= 1
+                    else:
+                        return r
     return None
 
 

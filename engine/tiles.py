@@ -513,7 +513,7 @@ class TileGame(PieceGame):
             raise RummyError(
                 "turn.draw_first",
                 drawn=self.turn.drawn + self.turn.picked,
-                need=self.rules.draws_per_turn,
+                need=self.draws_needed(),  # fewer when the stocks cannot give two
             )
 
     def _draws_done(self) -> RummyError:

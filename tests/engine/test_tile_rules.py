@@ -550,3 +550,24 @@ def test_place_keeps_the_joker_rules():
     g.apply(0, "swap 1 R5")
     err = rejects(g, "place J K4", "place.impossible")
     assert "K1 K2 K3" in err.message("en")
+
+
+def test_draw_first_counts_what_the_stocks_can_give():
+    from engine.tiles import TileGame
+
+    g = TileGame.position(preset("stein"), "", ["B1 B2"], discards="Y3", draws_done=False)
+    g.pool.clear()  # only the one discard can be taken
+    err = rejects(g, "meld B1 B2 B3", "turn.draw_first")
+    assert "0 of 1" in err.message("en") and "0 von 1" in err.message("de")
+
+
+def test_a_stein_gap_is_named_round_the_corner():
+    spec = preset("stein").meld_spec
+    from engine.melds import explain_invalid
+
+    for text, gap in [
+        ("K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13 K2 K3", "K1"),
+        ("K12 K13 K3", "K1"),
+    ]:
+        err = explain_invalid(parse_faces(text), spec, 1)
+        assert err.code == "meld.run_gap" and f"gap at {gap} " in err.message("en")
