@@ -564,9 +564,16 @@ def test_a_rummikub_opening_of_30_or_more_is_accepted(melds):
     assert g.opened[0]
 
 
-@pytest.mark.parametrize(("melds", "value"), [("R8 R9 R10", 27), ("J R9 R10", 27)])
-def test_a_rummikub_opening_below_30_is_refused(melds, value):
-    g = game("rummikub", "", "R8 R9 R10 J K7", opened=(False,))
+@pytest.mark.parametrize(
+    ("tables", "melds", "value"),
+    [
+        ("", "R8 R9 R10", 27),
+        ("", "J R9 R10", 27),
+        ("B10 B11 B12 | Y1 Y2 Y3", "R8 R9 R10", 27),  # only the player's own melds count
+    ],
+)
+def test_a_rummikub_opening_below_30_is_refused(tables, melds, value):
+    g = game("rummikub", tables, "R8 R9 R10 J K7", opened=(False,))
     g.apply(0, f"meld {melds}")
     err = rejects(g, "done", "opening.below_minimum")
     assert f"worth {value} points" in err.message("en") and "reach 30" in err.message("en")
