@@ -104,8 +104,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "turn.not_seated": ("You are not seated in this game.", "Du sitzt nicht an diesem Tisch."),
     "game.over": ("The game is over.", "Das Spiel ist beendet."),
     "turn.draw_first": (
-        "Draw first: you have {drawn} of {need} tiles (draw, or pick a tile from the discard stock).",
-        "Erst aufnehmen: du hast {drawn} von {need} Steinen (draw, oder pick aus dem Alt-Bestand).",
+        "Draw first: {drawn} of {need} drawn so far (draw, or pick a tile from the discard stock).",
+        "Erst aufnehmen: bisher {drawn} von {need} aufgenommen (draw, oder pick aus dem Alt-Bestand).",
     ),
     "turn.draws_done": (
         "You have already drawn this turn ({tiles}).",
