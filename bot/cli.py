@@ -24,6 +24,7 @@ import asyncio
 import importlib
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -181,6 +182,31 @@ def _discord(settings: Settings) -> int:
     return int(app.main(settings) or 0)
 
 
+def _leave_no_database_thread(code: int, wait: float = 10.0) -> None:
+    """The safety net behind "a bad database never hangs the process": aiosqlite's connection
+    threads are not daemons, so one left open by any error path would keep the interpreter from
+    exiting. Give them ``wait`` seconds to end, then say so in one line and exit anyway."""
+    import threading
+
+    stuck = [
+        t
+        for t in threading.enumerate()
+        if t is not threading.current_thread()
+        and not t.daemon
+        and getattr(getattr(t, "_target", None), "__module__", "") == "aiosqlite.core"
+    ]
+    for thread in stuck:
+        thread.join(wait / len(stuck))
+    if any(t.is_alive() for t in stuck):
+        print(
+            "rummy-bot: a database connection was left open; exiting without waiting for it",
+            file=sys.stderr,
+        )
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code or EXIT_STORE)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = Settings.from_env()
@@ -190,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    code = _run(args, settings)
+    _leave_no_database_thread(code)
+    return code
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
     from .store import StoreError, StoreLocked
 
     try:

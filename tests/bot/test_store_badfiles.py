@@ -310,3 +310,32 @@ def test_soak_refuses_a_zero_byte_file_unless_told_to_init_it(tmp_path: Path):
     )
     assert made.returncode == 0, made.stderr
     assert '"games_finished": 1' in made.stdout
+
+
+def test_a_connection_left_open_by_a_bug_does_not_hang_the_cli(tmp_path: Path):
+    """The CLI's safety net: an aiosqlite thread still running at the end is given a moment,
+    then the process exits anyway (one line, exit 3) instead of hanging for ever."""
+    script = (
+        "import asyncio, aiosqlite\n"
+        "from bot import cli\n"
+        "kept = []\n"
+        "async def leak():\n"
+        "    kept.append(await aiosqlite.connect(':memory:'))  # never closed: its thread runs\n"
+        "asyncio.run(leak())\n"
+        "cli._leave_no_database_thread(0, wait=0.5)\n"
+        "print('not reached')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    env["PYTHONPATH"] = str(ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 3 and proc.stdout == ""
+    assert proc.stderr.strip() == (
+        "rummy-bot: a database connection was left open; exiting without waiting for it"
+    )
