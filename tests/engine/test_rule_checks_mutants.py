@@ -714,3 +714,62 @@ def test_a_stein_joker_meld_may_be_split():
     g = game("stein", "R4 R5 J R7", "K1")
     g.apply(0, "move 1 R7 > new")
     assert table(g, working=True) == ["R4 R5 J", "R7"]
+
+
+# -- laying off on card melds -----------------------------------------------------------------
+
+ACE_HIGH_ROMME = ROMME.with_options(run_mode="ace_high")
+
+
+@pytest.mark.parametrize(
+    ("rules", "table_text", "command", "after"),
+    [
+        (ROMME, "9C 9H 9S", "add 1 9D", "9C 9H 9S 9D"),
+        (ROMME, "9C 9H 9S", "add 1 *", "9C 9H 9S *"),
+        (ROMME, "5S 6S 7S", "add 1 4S", "4S 5S 6S 7S"),
+        (ROMME, "5S 6S 7S", "add 1 8S", "5S 6S 7S 8S"),
+        (ROMME, "5S 6S 7S", "add 1 4S 8S", "4S 5S 6S 7S 8S"),
+        (ROMME, "5S 6S 7S", "add 1 *", "5S 6S 7S *"),  # a joker goes to the high end first
+        (ROMME, "5S 6S 7S", "add 1 * 9S", "5S 6S 7S * 9S"),
+        (ROMME, "5S 6S 7S", "add 1 4S *", "4S 5S 6S 7S *"),
+        (ROMME, "5S * 7S", "add 1 4S 8S", "4S 5S * 7S 8S"),
+        (ROMME, "QS KS AS", "add 1 2S", "QS KS AS 2S"),  # round the corner
+        (ACE_HIGH_ROMME, "QS KS AS", "add 1 JS", "JS QS KS AS"),
+        (RUMMY, "2S 3S 4S", "add 1 AS", "AS 2S 3S 4S"),
+        (ROMME, "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS", "add 1 KS", None),
+        (ROMME, "3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS", "add 1 2S", None),
+    ],
+)
+def test_cards_laid_off_where_they_fit(rules, table_text, command, after):
+    hand_text = "4S 8S 9S 9D JS KS AS 2S 5H" + (" *" if rules is not RUMMY else "")
+    g = CardGame.position(rules, table_text, [hand_text, "9D 9D KS"], opened=(True, True))
+    g.apply(0, command)
+    pieces = command.split(maxsplit=2)[2]
+    expected = after or f"{table_text} {pieces}"
+    assert card_table(g) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("rules", "table_text", "cards_text"),
+    [
+        (ROMME, "9C 9H 9S", "9C"),  # a set never repeats a suit
+        (ROMME, "9C 9H 9S", "10D"),
+        (ROMME, "9C 9H 9S 9D", "9C"),  # at most four
+        (ROMME, "9C 9H 9S 9D", "*"),
+        (ROMME, "5S 6S 7S", "9S"),  # a gap
+        (ROMME, "5S 6S 7S", "8H"),  # another suit
+        (ACE_HIGH_ROMME, "QS KS AS", "2S"),  # variant c: no corner
+        (RUMMY, "JS QS KS", "AS"),  # classic Rummy: aces low only
+        (ROMME, "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS", "AS"),  # at most 13
+    ],
+)
+def test_cards_that_do_not_fit_are_refused_naming_the_meld(rules, table_text, cards_text):
+    hand_text = "9C 10D 9S 8H 2S AS 5H" + (" *" if rules is not RUMMY else "")
+    g = CardGame.position(rules, table_text, [hand_text, "9D 9D KS"], opened=(True, True))
+    before = g.to_json()
+    with pytest.raises(RummyError) as info:
+        g.apply(0, f"add 1 {cards_text}")
+    assert info.value.code == "cards.layoff"
+    assert info.value.message("en") == f"{cards_text} does not fit meld 1 ({table_text})."
+    assert info.value.message("de") == f"{cards_text} passt nicht an Kombination 1 ({table_text})."
+    assert g.to_json() == before
