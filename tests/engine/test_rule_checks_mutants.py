@@ -773,3 +773,21 @@ def test_cards_that_do_not_fit_are_refused_naming_the_meld(rules, table_text, ca
     assert info.value.message("en") == f"{cards_text} does not fit meld 1 ({table_text})."
     assert info.value.message("de") == f"{cards_text} passt nicht an Kombination 1 ({table_text})."
     assert g.to_json() == before
+
+
+def test_a_claim_stays_a_group_of_four_to_the_end_of_the_turn():
+    g = game("stein_plus", "B1 B2 B3", "R5 B5 Y5 K5 B9 B4")
+    for text in ("meld R5 B5 Y5 K5", "claim 2", "move 2 K5 > new", "add 1 B4"):
+        g.apply(0, text)
+    err = rejects(g, "discard B9", "turn.invalid_table")
+    # every fault is named: the broken claim and the meld that is too short
+    assert "Claim 2 must stay a group of 4" in err.message("en")
+    assert "Meld 3 (K5)" in err.message("en")
+    assert "Claim 2 muss eine Vierer-Gruppe bleiben" in err.message("de")
+    assert "Kombination 3 (K5)" in err.message("de")
+
+
+def test_the_table_lock_before_opening_covers_take():
+    g = game("stein", "R4 R5 R6", "B9 B8 J", opened=(False,))
+    err = rejects(g, "take 1 R6", "opening.table_locked")
+    assert "(meld 1)" in err.message("en")
