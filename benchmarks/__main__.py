@@ -1,7 +1,8 @@
 """Run every benchmark module of this package (or those named) and print one JSON object.
 
 ``python -m benchmarks`` runs all; ``python -m benchmarks render`` only ``benchmarks/render.py``.
-A benchmark module provides ``run() -> dict``.
+A benchmark module provides ``run() -> dict``; options after the names go to each named module's
+``run(argv)`` (``python -m benchmarks faultsoak --seconds 60``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ def module_names() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    names = list(argv if argv is not None else sys.argv[1:]) or module_names()
+    words = list(argv if argv is not None else sys.argv[1:])
+    first = next((i for i, w in enumerate(words) if w.startswith("-")), len(words))
+    names, options = words[:first] or module_names(), words[first:]
     unknown = [n for n in names if n not in module_names()]
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)}; have {', '.join(module_names())}")
@@ -29,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for name in names:
         module = importlib.import_module(f"benchmarks.{name}")
-        results[name] = module.run()
+        results[name] = module.run(options) if options else module.run()
     print(json.dumps(results, indent=2))
     return 0
 

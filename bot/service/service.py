@@ -1548,11 +1548,12 @@ class GameService:
         """Computer players move until a person is to move. Survives any error: a seat that
         keeps failing quarantines its game (``max_failures``)."""
         while not self._stopping and live.id in self._games:
-            if live.status != "playing" or live.state is None:
-                return
-            seat = live.state.current
-            if not 0 <= seat < len(live.seats) or not live.seats[seat].is_bot:
-                return
+            async with live.lock:  # a consistent view: no move is half-way now
+                if live.status != "playing" or live.state is None:
+                    return
+                seat = live.state.current
+                if not 0 <= seat < len(live.seats) or not live.seats[seat].is_bot:
+                    return
             try:
                 out = await self._bot_turn(live, seat)
             except asyncio.CancelledError:
