@@ -590,6 +590,7 @@ class SqliteStore(Store):
         self.previous_owner: OwnerRecord | None = None
         self._token: str | None = None
         self._lost = False
+        self._deep_check = False  # set by the file checks: run a quick_check at open
         self._heartbeat: asyncio.Task[None] | None = None
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
@@ -616,7 +617,9 @@ class SqliteStore(Store):
     async def open(self) -> None:
         if self._db is not None:
             return
+        self._deep_check = False
         self._check_file()
+        await self._probe()
         self._lost = False
         target = (
             self.path if self.memory else self._read_uri() if self.readonly else self._uri("rwc")
@@ -756,6 +759,9 @@ class SqliteStore(Store):
         pending = (wal.exists() and wal.stat().st_size > 0) or Path(f"{path}-journal").exists()
         pages = int.from_bytes(header[28:32], "big")
         header_valid = header[24:28] == header[92:96]
+        # after a crash the -wal file holds the last commits and the header may lag behind
+        # them: then only SQLite can tell whether pages are missing (a quick_check at open)
+        self._deep_check = pending
         if not pending and header_valid and pages and size < pages * page:
             raise StoreError(
                 f"{path} is truncated ({size} bytes; its header says {pages * page}); {restore}",
@@ -807,15 +813,49 @@ class SqliteStore(Store):
                 code="foreign",
             )
 
+    async def _probe(self) -> None:
+        """Look at an existing file through a READ-ONLY connection first: a writable one that
+        finds the file damaged would, on closing, checkpoint a crash's -wal into it."""
+        if self.memory or self.readonly:
+            return
+        path = Path(self.path)
+        if not path.is_file() or path.stat().st_size == 0:
+            return
+        try:
+            db = await aiosqlite.connect(self._read_uri(), isolation_level=None, uri=True)
+        except sqlite3.Error as exc:
+            raise self._error(exc, "opening the database") from None
+        try:
+            await db._execute(lambda: self._look(db._conn))
+        except sqlite3.Error as exc:
+            raise self._error(exc, "opening the database") from None
+        finally:
+            await _shut(db)
+
+    def _look(self, conn: sqlite3.Connection) -> None:
+        """Read-only checks: our application id and schema version, our tables, and after a
+        crash (commits only in the -wal file) a quick_check of every page."""
+        conn.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
+        self._check_identity(*_identity(conn))
+        if self._deep_check:
+            found = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if found != "ok":
+                raise StoreError(
+                    f"{self.path} is damaged ({found}); restore a backup, then run "
+                    f"`rummy-bot verify-db --db {self.path}`",
+                    code="corrupt",
+                )
+
     def _prepare(self, conn: sqlite3.Connection) -> None:
         """Everything opening does on the connection, as ONE call on its thread: look at the
         file (before writing anything into it), WAL mode, migrations and the owner lease in one
         transaction."""
-        conn.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
-        self._check_identity(*_identity(conn))
         if self.readonly:
+            self._look(conn)
             conn.execute("PRAGMA query_only=ON")
             return
+        conn.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
+        self._check_identity(*_identity(conn))
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if str(mode).lower() not in ("wal", "memory"):
             raise StoreError(

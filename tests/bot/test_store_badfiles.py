@@ -78,6 +78,30 @@ def make_truncated(path: Path) -> None:
     path.write_bytes(data[: len(data) // 2])
 
 
+CRASHING_WRITER = """
+import asyncio, os, signal, sys
+from bot.store import GameRecord, SqliteStore
+
+async def main():
+    store = SqliteStore(sys.argv[1])
+    await store.open()
+    for i in range(5):
+        await store.create_game(GameRecord(f"new{i}", "rummikub", "{}", 1, "lobby", "h", 0, 0, 0))
+    os.kill(os.getpid(), signal.SIGKILL)  # dies with its last commits only in the -wal file
+
+asyncio.run(main())
+"""
+
+
+def make_truncated_after_a_crash(path: Path) -> None:
+    good_database(path)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", CRASHING_WRITER, str(path)], env=env, timeout=60)
+    assert Path(f"{path}-wal").stat().st_size > 0
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
 def make_future(path: Path) -> None:
     good_database(path, games=2)
     with closing(sqlite3.connect(path)) as db:
@@ -125,6 +149,7 @@ BAD_FILES: dict[str, tuple[Callable[[Path], None], str, str]] = {
     "random bytes": (make_random, "corrupt", "not a SQLite database"),
     "damaged header": (make_damaged_header, "corrupt", "damaged"),
     "truncated": (make_truncated, "corrupt", "truncated"),
+    "truncated after a crash": (make_truncated_after_a_crash, "corrupt", "damaged"),
     "future user_version": (make_future, "future", "newer than this program"),
     "foreign tables": (make_foreign_tables, "foreign", "another program"),
     "foreign application_id": (make_foreign_application, "foreign", "another program"),
@@ -274,7 +299,14 @@ def assert_one_line(proc: subprocess.CompletedProcess[str], path: Path, words: s
     assert "Traceback" not in proc.stderr
 
 
-CLI_FILES = ["random bytes", "truncated", "future user_version", "foreign tables", "0-byte file"]
+CLI_FILES = [
+    "random bytes",
+    "truncated",
+    "truncated after a crash",
+    "future user_version",
+    "foreign tables",
+    "0-byte file",
+]
 
 
 @pytest.mark.parametrize("name", CLI_FILES)
