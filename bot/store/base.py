@@ -8,6 +8,10 @@ shared database) only has to implement the same methods with the same transactio
   the game ends, its result rows and ladder rows in ONE transaction, and returns only once that
   transaction is durable. The service acknowledges a move only after it returns.
 - The command log is append-only; ``seq`` per game has no gaps and no repeats.
+- One owner: a store opened for writing holds the database's owner lease; every write checks it
+  in its own transaction, so a process that lost the lease changes nothing
+  (:class:`StoreOwnerLost`). Status, deadline and meta writes check the game's status / ``seq``.
+- Every failure is a :class:`StoreError` (one line, a ``code``), never a driver exception.
 """
 
 from __future__ import annotations
@@ -211,6 +215,16 @@ class Store(ABC):
     async def unreadable_games(self) -> list[tuple[str, str]]:
         """``(game_id, reason)`` of the unfinished games whose rows cannot be read."""
         return []
+
+    # ------------------------------------------------------------------ owner, snapshots
+    async def owner(self) -> OwnerRecord | None:
+        """The owner lease as stored now (None: none, or a store without leases)."""
+        return None
+
+    def snapshot(self) -> Any:
+        """An async context manager giving the read methods on ONE consistent state
+        (``async with store.snapshot() as snap``); see :class:`~bot.store.sqlite.StoreSnapshot`."""
+        raise StoreError("this store has no read snapshots", code="unsupported")
 
     # ------------------------------------------------------------------ key / value
     @abstractmethod

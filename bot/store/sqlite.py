@@ -315,7 +315,10 @@ def holder_alive(holder: OwnerRecord, *, now: float, lease_seconds: float) -> bo
     there (a reused process id does not count: its start time differs)."""
     if holder.released is not None:
         return False
-    if now - holder.heartbeat > lease_seconds:
+    if abs(now - holder.heartbeat) > lease_seconds:
+        # silent too long; or stamped more than a lease ahead of this clock (a clock stepped
+        # back): counting that as alive could lock the database out for hours. Safe either way:
+        # a holder that is in fact alive finds its lease gone at its next write.
         return False
     if holder.host == HOST:
         if holder.boot is not None and BOOT_ID is not None and holder.boot != BOOT_ID:

@@ -297,6 +297,8 @@ async def test_lease_rows_written_by_hand(tmp_path: Path):
     assert "process 1 on host elsewhere" in await outcome()
     holder(host="elsewhere", pid=1, heartbeat=time.time() - 31)  # ... silent too long
     assert await outcome() == "taken"
+    holder(host="elsewhere", pid=1, heartbeat=time.time() + 3600)  # stamped by a clock an hour on
+    assert await outcome() == "taken"
     if mine.boot is not None:
         holder(boot="a-boot-before-the-last-reboot")
         assert await outcome() == "taken"
