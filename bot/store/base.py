@@ -243,7 +243,9 @@ def open_store(url: str, **options: Any) -> Store:
 
     ``sqlite:///relative/path.sqlite3``, ``sqlite:////absolute/path.sqlite3`` or
     ``sqlite:///:memory:``; an optional query ``?synchronous=normal`` trades power-loss durability
-    for speed (the default ``full`` fsyncs every commit; either survives a killed process).
+    for speed (the default ``full`` fsyncs every commit; either survives a killed process);
+    ``lease_wait=45`` makes opening wait for a dead holder's lease to expire (a restarted
+    container), ``lease_seconds`` and ``busy_timeout`` are the store's options of those names.
     Keyword ``options`` go to the store (``create``, ``init_empty``, ``readonly``,
     ``lease_seconds`` for :class:`~bot.store.sqlite.SqliteStore`).
     """
@@ -259,6 +261,17 @@ def open_store(url: str, **options: Any) -> Store:
         query_options = {k: v[-1] for k, v in parse_qs(query).items()}
         from .sqlite import SqliteStore
 
-        options.setdefault("synchronous", query_options.get("synchronous", "full"))
+        options.setdefault("synchronous", query_options.pop("synchronous", "full"))
+        for name in ("lease_seconds", "lease_wait", "busy_timeout"):
+            if name in query_options:
+                try:
+                    options.setdefault(name, float(query_options.pop(name)))
+                except ValueError:
+                    raise StoreError(f"{name} must be a number of seconds in {url!r}") from None
+        if query_options:
+            raise StoreError(
+                f"unknown option(s) {', '.join(sorted(query_options))} in {url!r} (known: "
+                "synchronous, lease_seconds, lease_wait, busy_timeout)"
+            )
         return SqliteStore(path, **options)
     raise StoreError(f"unsupported database {scheme!r}: only sqlite:/// is built in")

@@ -563,7 +563,9 @@ class SqliteStore(Store):
     existing 0-byte file may be taken as a new database (else refused, ``code="empty"``: an
     emptied file is more often a lost database than a new one); ``readonly``: read without the
     owner lease (verify-db, reports), every write refused; ``lease_seconds``: how long after its
-    last heartbeat a silent owner counts as dead."""
+    last heartbeat a silent owner counts as dead; ``lease_wait``: how long :meth:`open` waits
+    for another process's lease; ``busy_timeout``: how long a write waits for another
+    connection's lock (then ``code="busy"``)."""
 
     def __init__(
         self,
@@ -575,6 +577,7 @@ class SqliteStore(Store):
         readonly: bool = False,
         lease_seconds: float = LEASE_SECONDS,
         busy_timeout: float = BUSY_TIMEOUT_MS / 1000,
+        lease_wait: float = 0.0,
     ) -> None:
         self.path = str(path)
         self.busy_timeout_ms = max(0, round(busy_timeout * 1000))
@@ -589,6 +592,7 @@ class SqliteStore(Store):
         self.init_empty = init_empty
         self.readonly = readonly
         self.lease_seconds = float(lease_seconds)
+        self.lease_wait = max(0.0, float(lease_wait))
         #: the lease row found at open (None: no earlier owner); see OwnerRecord
         self.previous_owner: OwnerRecord | None = None
         self._token: str | None = None
@@ -618,8 +622,24 @@ class SqliteStore(Store):
 
     # ------------------------------------------------------------------ lifecycle
     async def open(self) -> None:
+        """Open (see the class); with ``lease_wait`` a lease held by another process is waited
+        for that long (a holder that died on another machine is free ``lease_seconds`` after
+        its last heartbeat) before :class:`~bot.store.base.StoreLocked` is raised."""
         if self._db is not None:
             return
+        deadline = time.monotonic() + self.lease_wait
+        while True:
+            try:
+                await self._open_once()
+                return
+            except StoreLocked:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise
+                log.info("%s is in use; waiting up to %.0f s for its lease", self.path, left)
+                await asyncio.sleep(min(self.lease_seconds / 6, left))
+
+    async def _open_once(self) -> None:
         self._deep_check = False
         self._check_file()
         await self._probe()

@@ -30,6 +30,7 @@ from bot.store import (
     StoreError,
     StoreLocked,
     StoreOwnerLost,
+    open_store,
 )
 from bot.store.sqlite import MIGRATIONS
 
@@ -306,6 +307,38 @@ async def test_lease_rows_written_by_hand(tmp_path: Path):
     assert await outcome() == "taken"
     holder(pid=2**22 + 12345)  # no such process on this machine
     assert await outcome() == "taken"
+
+
+async def test_open_can_wait_for_a_lease_that_is_about_to_expire(tmp_path: Path):
+    """A holder that died on another machine (say a replaced container) holds the lease until
+    its heartbeat is ``lease_seconds`` old; ``lease_wait`` waits that out instead of failing."""
+    path = tmp_path / "rummy.sqlite3"
+    first = SqliteStore(path)
+    await first.open()
+    await first.close()
+    lease = 1.5
+    raw(
+        path,
+        "UPDATE owner SET token = 'gone', pid = 1, host = 'old-container', released = NULL, "
+        "heartbeat = ?",
+        (time.time(),),
+    )
+    with pytest.raises(StoreLocked):
+        await SqliteStore(path, lease_seconds=lease).open()
+    waited = time.monotonic()
+    store = SqliteStore(path, lease_seconds=lease, lease_wait=10)
+    await store.open()
+    assert 0.5 < time.monotonic() - waited < 5
+    assert store.previous_owner.host == "old-container"
+    await store.close()
+
+
+def test_lease_options_in_the_database_url():
+    store = open_store("sqlite:///data/x.sqlite3?lease_wait=45&lease_seconds=20&synchronous=normal")
+    assert (store.lease_wait, store.lease_seconds, store.synchronous) == (45.0, 20.0, "NORMAL")
+    for bad in ("sqlite:///x.db?lease_wait=soon", "sqlite:///x.db?leese_wait=4"):
+        with pytest.raises(StoreError):
+            open_store(bad)
 
 
 async def test_the_heartbeat_renews_and_close_releases(tmp_path: Path):
