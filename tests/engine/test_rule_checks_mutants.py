@@ -791,3 +791,34 @@ def test_the_table_lock_before_opening_covers_take():
     g = game("stein", "R4 R5 R6", "B9 B8 J", opened=(False,))
     err = rejects(g, "take 1 R6", "opening.table_locked")
     assert "(meld 1)" in err.message("en")
+
+
+def test_variant_a_a_player_may_not_knock_for_their_own_discard():
+    rules = ROMME.with_options(variant_knocking=True)
+    g = CardGame.position(
+        rules,
+        "KS KH KD",
+        ["5H 6H 7H 8D", "9S 9H 2C 3C", "4D 5D"],
+        opened=[True, True, True],
+        pool="JC QC KC AC 4C",
+        drawn=True,
+    )
+    g.apply(0, "discard 8D")
+    g.apply(1, "draw")  # seat 1 declines the 8D
+    before = g.to_json()
+    with pytest.raises(RummyError) as info:
+        g.apply(0, "knock")
+    assert info.value.code == "cards.knock_own"
+    assert g.to_json() == before
+
+
+def test_only_the_owner_touches_a_claim():
+    g = game("stein_plus", "B1 B2 B3", "R5 B5 Y5 K5 B9 B8", "R1 R2 R3 K7", opened=(True, True))
+    for text in ("meld R5 B5 Y5 K5", "claim 2", "discard B9"):
+        g.apply(0, text)
+    g.apply(1, "draw")
+    g.apply(1, "draw")
+    err = rejects(g, "move 2 K5 > new", "claim.not_yours", seat=1)
+    assert err.message("en").startswith("Meld 2 is P1's claim")
+    assert err.message("de").startswith("Kombination 2 ist ein Claim von P1")
+    rejects(g, "take 2 K5", "claim.not_yours", seat=1)
