@@ -5,6 +5,7 @@ attack needs them, real processes (a second process, a killed one, a stopped one
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sqlite3
@@ -177,6 +178,18 @@ async def test_a_second_process_is_refused_naming_the_holder(tmp_path: Path):
         assert proc.returncode == 4, proc.stderr
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and f"in use by process {holder.pid}" in lines[0]
+        # verify-db reads the live database without the lease (a report, not "in use")
+        check = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "verify-db", "--db", str(path), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            env=child_env(),
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+        )
+        assert check.returncode in (0, 1), check.stderr  # 1: the test's fake snapshot
+        assert json.loads(check.stdout)["games"] == 2
         # a read-only reader is not refused and takes nothing
         reader = SqliteStore(path, readonly=True)
         await reader.open()
