@@ -536,6 +536,8 @@ class GameService:
         if record is None or record.status not in ("lobby", "playing"):
             if record is not None:
                 live.record = record
+                if record.status == "quarantined":
+                    self._quarantined.setdefault(live.id, "quarantined in the database")
             log.warning(
                 "game %s is %s in the database; dropped here",
                 live.id,
@@ -860,6 +862,8 @@ class GameService:
                 self._error(game_id, player_id, ServiceError("game.not_found", game=game_id), lang)
             ]
         async with live.lock:
+            if live.stale:
+                await self._reload(live, "an earlier lobby change's outcome was unknown")
             if live.status != "lobby":
                 return [
                     self._error(
@@ -868,6 +872,10 @@ class GameService:
                 ]
             try:
                 out = await op(live, player_id)
+            except asyncio.CancelledError:
+                # a write may still land: the next operation reloads the game first
+                live.stale = True
+                raise
             except (RummyError, ServiceError) as exc:
                 return [self._error(game_id, player_id, exc, lang)]
             except StoreConflict as exc:  # another process changed the game
@@ -1012,6 +1020,18 @@ class GameService:
     async def rematch(self, game_id: str, by: str) -> tuple[str | None, list[Outgoing]]:
         """Start a new game with the same table and rules after a finished game. Asking twice
         (a double click) gives the same new game."""
+        bad = self._bad_entry(game_id, by)
+        if bad is not None:
+            return None, [bad]
+        try:
+            return await self._rematch(game_id, by)
+        except StoreError as exc:
+            self._store_failed(exc)
+            log.error("rematch of %s failed: %s", game_id, exc)
+            lang = self._locale_cached(by)
+            return None, [self._error(game_id, by, ServiceError("service.save"), lang)]
+
+    async def _rematch(self, game_id: str, by: str) -> tuple[str | None, list[Outgoing]]:
         lang = await self._lang_of(by)
         record = await self.store.load_game(game_id)
         if record is None:

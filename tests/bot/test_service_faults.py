@@ -174,6 +174,32 @@ async def test_a_refused_write_reloads_the_game(h: Harness):
     await assert_memory_is_disk(s, h.store, game_id)
 
 
+async def test_stale_timers_never_change_a_game(make):
+    h = make("stale.sqlite3", lobby_expiry=3600.0)
+    s = await h.open()
+    game_id = await two_player_game(s)
+    lobby, _ = await s.create_game("alice", "rummikub")
+    # another process moved the game on and started the lobby's game (here: behind our back)
+    other = restore(await h.store.load_game(game_id), [])
+    seat = other.current
+    other.apply(seat, "draw")
+    later = T0 + 100
+    await h.store.append_command(
+        CommandWrite(
+            game_id, 1, seat, "draw", later, deadline=later + 120, snapshot_json=other.to_json()
+        )
+    )
+    edit(h.path, "UPDATE games SET status = 'cancelled' WHERE id = ?", lobby)
+    h.clock.advance(3600)  # the stale copy's reminder and the lobby's expiry are due
+    out = await s.run_due()
+    assert [m for m in out if m.game_id == game_id] == []
+    stored = await h.store.load_game(game_id)
+    assert stored.deadline == later + 120 and not stored.reminder_sent  # not rewritten
+    await assert_memory_is_disk(s, h.store, game_id)  # the stale copy was dropped and reloaded
+    assert s.status(lobby) is None  # the cancelled lobby is gone from memory
+    assert (await h.store.load_game(lobby)).status == "cancelled"
+
+
 async def test_a_lost_owner_lease_drops_every_game(h: Harness, caplog):
     s = h.service
     first = await two_player_game(s, seed=1)
