@@ -41,6 +41,29 @@ TESTS = [
     "tests/engine/test_card_rules.py",
     "tests/engine/test_cli_turn.py",
 ]
+# Targets whose functions every game test runs get the tests aimed at them, so a mutant does not
+# run hundreds of game tests (engine/melds.py is read by every command of every game).
+TESTS_FOR = {
+    "melds": [
+        "tests/engine/test_melds.py",
+        "tests/engine/test_melds_mutants.py",
+        "tests/engine/test_notation.py",
+    ],
+    "scoring": [
+        "tests/engine/test_scoring_mutants.py",
+        "tests/engine/test_stein.py",
+        "tests/engine/test_stein_plus.py",
+        "tests/engine/test_rummikub.py",
+        "tests/engine/test_tile_rules.py",
+    ],
+}
+
+
+def tests_of(targets: list[str]) -> list[str]:
+    chosen = [t for target in targets for t in TESTS_FOR.get(target, TESTS)]
+    return [t for t in dict.fromkeys(chosen) if (ROOT / t).exists()]
+
+
 # Too slow to run for every mutant (seconds each); the other tests cover the same rules.
 SLOW = ["tests/engine/test_card_rules.py::test_every_hint_typed_back_is_accepted"]
 
@@ -129,11 +152,11 @@ STATUS = {
 }
 
 
-def setup_cfg(files: list[str], deselect: list[str]) -> str:
+def setup_cfg(files: list[str], tests: list[str], deselect: list[str]) -> str:
     lines = ["[mutmut]", "source_paths = engine", "only_mutate ="]
     lines += [f"    {f}" for f in files]
     lines += ["pytest_add_cli_args_test_selection ="]
-    lines += [f"    {t}" for t in TESTS if (ROOT / t).exists()]
+    lines += [f"    {t}" for t in tests]
     lines += ["pytest_add_cli_args ="]
     lines += [f"    --deselect={t}" for t in deselect]
     lines += [
@@ -147,7 +170,7 @@ def setup_cfg(files: list[str], deselect: list[str]) -> str:
     return "\n".join(lines)
 
 
-def prepare(work: Path, files: list[str]) -> None:
+def prepare(work: Path, files: list[str], tests: list[str]) -> None:
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
@@ -156,7 +179,6 @@ def prepare(work: Path, files: list[str]) -> None:
         shutil.copytree(ROOT / name, work / name, ignore=ignore)
     shutil.copy2(ROOT / "pyproject.toml", work / "pyproject.toml")
     # Tests that fail on the unmutated snapshot (work in progress elsewhere) cannot judge mutants.
-    tests = [t for t in TESTS if (work / t).exists()]
     deselect = [f"--deselect={t}" for t in SLOW]
     clean = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rfE", *deselect, *tests],
@@ -175,7 +197,7 @@ def prepare(work: Path, files: list[str]) -> None:
     )
     for name in failing:
         print(f"deselected, fails without mutation: {name}")
-    (work / "setup.cfg").write_text(setup_cfg(files, SLOW + failing), encoding="utf-8")
+    (work / "setup.cfg").write_text(setup_cfg(files, tests, SLOW + failing), encoding="utf-8")
 
 
 def results(work: Path, patterns: list[str]) -> dict[str, str]:
@@ -210,19 +232,20 @@ def report(work: Path, targets: list[str]) -> None:
         if changed:
             print(f"  note: {TARGETS[t][0]} has changed in the repository since the snapshot")
     head = f"{'target':<8} {'file':<18} {'total':>5} {'killed':>6} {'surv.':>5} {'t/o':>4}"
-    print(head + f" {'no t.':>5} {'other':>5} {'killed %':>8} {'+t/o %':>7}")
+    print(head + f" {'no t.':>5} {'unchk':>5} {'other':>5} {'killed %':>8} {'+t/o %':>7}")
     survivors: list[str] = []
     for t in targets:
         mine = {n: status[n] for n in matching(status, TARGETS[t][1])}
         count = {k: sum(1 for s in mine.values() if s == k) for k in STATUS.values()}
         other = len(mine) - count["killed"] - count["survived"] - count["timeout"]
-        other -= count["no tests"]
+        other -= count["no tests"] + count["not checked"]
         total = len(mine) or 1
         share = 100 * count["killed"] / total
         share_t = 100 * (count["killed"] + count["timeout"]) / total
         print(
             f"{t:<8} {TARGETS[t][0]:<18} {len(mine):>5} {count['killed']:>6} "
-            f"{count['survived']:>5} {count['timeout']:>4} {count['no tests']:>5} {other:>5} "
+            f"{count['survived']:>5} {count['timeout']:>4} {count['no tests']:>5} "
+            f"{count['not checked']:>5} {other:>5} "
             f"{share:>7.1f}% {share_t:>6.1f}%"
         )
         survivors += sorted(n for n, s in mine.items() if s not in ("killed", "timeout"))
@@ -235,7 +258,11 @@ def report(work: Path, targets: list[str]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", help=f"any of {', '.join(TARGETS)} (default: all)")
-    parser.add_argument("--work", type=Path, help="work dir (default mutation/work/TARGETS)")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        help="one work dir for all targets (default: mutation/work/TARGET each)",
+    )
     parser.add_argument(
         "--recheck",
         action="store_true",
@@ -247,23 +274,31 @@ def main() -> int:
     unknown = [t for t in targets if t not in TARGETS]
     if unknown:
         parser.error(f"unknown target(s) {', '.join(unknown)}; choose from {', '.join(TARGETS)}")
+    if args.work:  # all the targets in one work dir
+        groups = [(targets, args.work.resolve())]
+    else:  # one run per file, each in its own work dir
+        groups = [([t], (ROOT / "mutation" / "work" / t).resolve()) for t in targets]
+    for group, work in groups:
+        if not args.report:
+            run(group, work, recheck=args.recheck)
+    for group, work in groups:
+        report(work, group)
+    return 0
+
+
+def run(targets: list[str], work: Path, *, recheck: bool) -> None:
     files = [TARGETS[t][0] for t in targets]
     patterns = [p for t in targets for p in TARGETS[t][1]]
-    work: Path = (args.work or ROOT / "mutation" / "work" / "+".join(targets)).resolve()
-    if args.report:
-        report(work, targets)
-        return 0
     names = patterns
-    if args.recheck and work.exists():
+    if recheck and work.exists():
         refresh_tests(work)
         status = results(work, patterns)
         names = sorted(n for n, s in status.items() if s not in ("killed", "timeout"))
-        print(f"rechecking {len(names)} mutants not killed before", flush=True)
+        print(f"{'+'.join(targets)}: rechecking {len(names)} mutants not killed", flush=True)
         if not names:
-            report(work, targets)
-            return 0
+            return
     else:
-        prepare(work, files)
+        prepare(work, files, tests_of(targets))
     mutmut = Path(sys.executable).parent / "mutmut"
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     cmd = [str(mutmut), "run", "--max-children", "1", *names]
@@ -272,8 +307,6 @@ def main() -> int:
         done = subprocess.run(cmd, cwd=work, env=env, stdout=log, stderr=log, check=False)
     if done.returncode not in (0, None):
         print(f"mutmut run exited with {done.returncode}: see {work / 'mutmut.log'}")
-    report(work, targets)
-    return 0
 
 
 if __name__ == "__main__":
