@@ -822,3 +822,14 @@ def test_only_the_owner_touches_a_claim():
     assert err.message("en").startswith("Meld 2 is P1's claim")
     assert err.message("de").startswith("Kombination 2 ist ein Claim von P1")
     rejects(g, "take 2 K5", "claim.not_yours", seat=1)
+
+
+def test_a_stein_discard_is_shown_to_everybody():
+    g = game("stein", "", "R1 R2 R3 B9 B8")
+    events = g.apply(0, "discard B9")
+    discard = events[0]
+    assert (discard.kind, discard.seat, discard.private) == ("discard", 0, False)
+    assert discard.message("en") == "P1 discards B9."
+    assert discard.message("de") == "P1 legt B9 ab."
+    assert discard.pieces == ("B9",)
+    assert [str(g.deck[i]) for i in g.discards] == ["B9"]
