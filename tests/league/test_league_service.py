@@ -27,7 +27,12 @@ from bot.store import CommandWrite, GameRecord, Seat, SqliteStore
 from bot.store.records import dumps as store_dumps
 from engine.game import Result
 from engine.rules import preset as rules_preset
-from engine.scoring import competition_ranks, places_by_tiles_left, stein_match_points
+from engine.scoring import (
+    competition_ranks,
+    places_by_tiles_left,
+    stein_match_points,
+    stein_plus_place_values,
+)
 
 T0 = 1_700_000_000.0
 GUILD = "g1"
@@ -159,6 +164,7 @@ async def feed(league: League, store: SqliteStore, rec: GameRecord, res: Result,
     """What the service does when a game finishes: the hook's rows, written by the store."""
     rows = league.result_hook(rec, res, at)
     await store.kv_put(rows)
+    rows.committed()
     return rows
 
 
@@ -196,8 +202,14 @@ async def test_mp_per_game_sum_to_triangle_number_through_the_service(world: Wor
         n = len(data["players"])
         claims = (await world.store.results(game_id))[0].details["game"].get("claims") or [0] * n
         total = sum(line["mp"] for line in data["players"])
-        assert total == pytest.approx(n * (n + 1) / 2 + sum(claims))
-        assert {line["max_mp"] for line in data["players"]} == {n + sum(claims)}
+        won = any(row.winner for row in await world.store.results(game_id))
+        if game_id.startswith("p"):  # Stein Plus: 4, 3, 2, 1 for any number of players
+            places = stein_plus_place_values(n, won)
+            assert total == pytest.approx(sum(places) + sum(claims))
+            assert {line["max_mp"] for line in data["players"]} == {4 + sum(claims)}
+        else:
+            assert total == pytest.approx(n * (n + 1) / 2 + sum(claims))
+            assert {line["max_mp"] for line in data["players"]} == {n + sum(claims)}
 
 
 async def test_stein_plus_claims_add_mp_and_max(world: World):
@@ -427,6 +439,7 @@ async def test_retried_final_write_is_not_counted_twice(world: World):
     world.league.result_hook(rec, romme_result([0, 10, 20], 0), T0)  # its write "failed"
     rows = world.league.result_hook(rec, romme_result([0, 10, 20], 0), T0 + 5)
     await world.store.kv_put(rows)
+    rows.committed()
     assert (await world.league.sitting(GUILD, "c1")).game_ids == ("rr",)
     assert (await world.league.sitting(GUILD, "c1")).sitting.totals == [0, 10, 20]
 
