@@ -970,7 +970,7 @@ class TileGame(PieceGame):
         found = readings(self.faces(meld.ids), self.rules.meld_spec)
         if len(meld.ids) != 4 or not found or found[0].kind != "group":
             raise RummyError("claim.not_group_of_four", meld=number)
-        if not self._formed_this_turn(meld):
+        if not self._formed_this_turn(meld) and not self._was_claimed_by(seat, meld):
             raise RummyError("claim.not_formed", meld=number)
         meld.claim = seat
         return [
@@ -981,6 +981,11 @@ class TileGame(PieceGame):
         """A claim comes from the hand or is formed on the table (RULES.md "Preset stein_plus"):
         the meld is not one that lay on the table, exactly these tiles, at the turn's start."""
         return set(meld.ids) not in [set(m.ids) for m in self.table]
+
+    def _was_claimed_by(self, seat: int, meld: Meld) -> bool:
+        """The meld is the seat's own claim of the turn's start, unclaimed this turn (claiming it
+        again simply takes the unclaim back)."""
+        return any(set(m.ids) == set(meld.ids) and m.claim == seat for m in self.table)
 
     def _cmd_unclaim(self, seat: int, c: Command) -> list[Event]:
         if not self.rules.claims:

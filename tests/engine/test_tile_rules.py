@@ -571,3 +571,9 @@ def test_a_stein_gap_is_named_round_the_corner():
     ]:
         err = explain_invalid(parse_faces(text), spec, 1)
         assert err.code == "meld.run_gap" and f"gap at {gap} " in err.message("en")
+
+
+def test_an_unclaimed_claim_may_be_claimed_again_in_the_same_turn():
+    g = claimed("stein_plus", "R7 B7 Y7 K7", "B1 B2", "Y1")
+    g.apply(0, "unclaim 1; claim 1; discard B1")
+    assert g.table[0].claim == 0
