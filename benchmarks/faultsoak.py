@@ -15,8 +15,7 @@ The parent runs children one after another until ``--seconds`` are over, and att
 at random moments:
 
 - ``SIGKILL`` of the child after 4-12 s (anywhere: mid-commit, mid-start, mid-think);
-- ``SIGSTOP`` of the computer players' worker (``SIGCONT`` a few seconds later, if the service
-  has not killed and replaced it by then);
+- ``SIGSTOP`` of the computer players' worker (the service must notice, kill and replace it);
 - disk-full spells: the database lives on a small tmpfs that a filler file fills for 1-3 s
   (root only; without it the spells are skipped and the report says so);
 - a second process (``rummy-bot soak``) trying to open the same database: it must be refused.
@@ -30,7 +29,8 @@ acknowledged, ``doubled`` commands acknowledged twice, ``stuck`` games that did 
 calm run, ``diverged`` games whose memory differed from the database or that verify-db finds
 wrong, ``second_open_accepted``; plus ``quarantined`` games, ``longest_command_wait_ms`` (the
 longest time any person's command waited for its answer) and ``longest_timer_delay_ms`` (the
-longest time a due turn timer waited to fire), the counts of attacks and of refused answers.
+longest time a due turn timer waited to fire), each with the attacks under way at the time and
+the longest with no attack under way, the counts of attacks and of refused answers.
 """
 
 from __future__ import annotations
@@ -69,9 +69,10 @@ async def _child(args: argparse.Namespace) -> int:
     counts = {"answered": 0, "refused": 0}
 
     def note(kind: str, seconds: float) -> None:
-        if seconds > best[kind]:
-            best[kind] = seconds
-            metrics.write(json.dumps({kind: seconds}) + "\n")
+        """Every new longest wait, and every wait over 0.1 s, with when it ended."""
+        if seconds > best[kind] or seconds > 0.1:
+            best[kind] = max(best[kind], seconds)
+            metrics.write(json.dumps({kind: seconds, "at": time.time()}) + "\n")
             metrics.flush()
 
     class Measured(GameService):
@@ -397,6 +398,7 @@ def _run(args: argparse.Namespace, work: Path, mount: Path, tmpfs: bool, echo: b
         "second_open_accepted": 0,
         "child_start_failures": 0,
     }
+    windows: list[tuple[float, float, str]] = []  # (from, to, attack), wall time
     started = time.monotonic()
     while time.monotonic() - started < args.seconds:
         child = subprocess.Popen(
@@ -416,6 +418,7 @@ def _run(args: argparse.Namespace, work: Path, mount: Path, tmpfs: bool, echo: b
             ]
         )
         stopped: int | None = None
+        windows.append((time.time(), time.time() + 3.0, "child start"))
         for at, attack in plan:
             time.sleep(max(0.0, at - (time.monotonic() - born)))
             if child.poll() is not None:
@@ -426,13 +429,18 @@ def _run(args: argparse.Namespace, work: Path, mount: Path, tmpfs: bool, echo: b
                     with contextlib.suppress(OSError):
                         os.kill(stopped, signal.SIGSTOP)
                     attacks["worker_stops"] += 1
+                    windows.append((time.time(), time.time() + 4.0, "worker stopped"))
             elif attack == "full" and tmpfs:
+                begun = time.time()
                 filler = _fill(mount)
                 time.sleep(rng.uniform(1.0, 3.0))
                 filler.unlink()
                 attacks["disk_full_spells"] += 1
+                windows.append((begun, time.time() + 0.5, "disk full"))
             elif attack == "second":
+                begun = time.time()
                 code = _second_open(db)
+                windows.append((begun, time.time(), "second process"))
                 if code == 4:
                     attacks["second_open_refused"] += 1
                 elif child.poll() is None:
@@ -464,13 +472,17 @@ def _run(args: argparse.Namespace, work: Path, mount: Path, tmpfs: bool, echo: b
         calm.kill()
         calm_code = "did not stop within 60 s"
     stack_log.close()
-    return _report(args, work, db, attacks, calm_code, time.monotonic() - started)
+    return _report(args, work, db, attacks, windows, calm_code, time.monotonic() - started)
 
 
-def _report(args, work: Path, db: Path, attacks: dict, calm_code, elapsed: float) -> dict:
+def _report(
+    args, work: Path, db: Path, attacks: dict, windows: list, calm_code, elapsed: float
+) -> dict:
     from bot.service.soak import verify_db
 
     longest = {"cmd": 0.0, "timer": 0.0}
+    quiet = {"cmd": 0.0, "timer": 0.0}  # the longest with no attack under way
+    during: dict[str, list[str]] = {"cmd": [], "timer": []}
     final: dict[str, Any] = {}
     metrics = work / "metrics.jsonl"
     lines = metrics.read_text(encoding="utf-8").split("\n") if metrics.exists() else []
@@ -479,7 +491,12 @@ def _report(args, work: Path, db: Path, attacks: dict, calm_code, elapsed: float
             item = json.loads(line)
             for key in longest:
                 if key in item:
-                    longest[key] = max(longest[key], float(item[key]))
+                    seconds, end = float(item[key]), float(item.get("at", 0.0))
+                    hit = sorted({k for a, b, k in windows if a <= end and end - seconds <= b})
+                    if seconds > longest[key]:
+                        longest[key], during[key] = seconds, hit
+                    if not hit:
+                        quiet[key] = max(quiet[key], seconds)
             if "final" in item:
                 final = item["final"]
     report = asyncio.run(verify_db(db))
@@ -505,7 +522,11 @@ def _report(args, work: Path, db: Path, attacks: dict, calm_code, elapsed: float
         "second_open_accepted": attacks["second_open_accepted"],
         "quarantined": len(report["quarantined"]),
         "longest_command_wait_ms": round(longest["cmd"] * 1000, 1),
+        "longest_command_wait_during": during["cmd"],
+        "longest_command_wait_without_attack_ms": round(quiet["cmd"] * 1000, 1),
         "longest_timer_delay_ms": round(longest["timer"] * 1000, 1),
+        "longest_timer_delay_during": during["timer"],
+        "longest_timer_delay_without_attack_ms": round(quiet["timer"] * 1000, 1),
         "calm_run_exit": calm_code,
         "calm_answers": final.get("counts"),
         "attacks": attacks,
