@@ -641,7 +641,9 @@ class SqliteStore(Store):
 
     async def _open_once(self) -> None:
         self._deep_check = False
-        self._check_file()
+        if self._check_file():
+            await asyncio.to_thread(self._create_file)
+            self._check_file()  # it exists now: the checks of an existing file
         await self._probe()
         self._lost = False
         target = (
@@ -690,13 +692,14 @@ class SqliteStore(Store):
             )
         return uri + "&immutable=1"
 
-    def _check_file(self) -> None:
+    def _check_file(self) -> bool:
         """What can be told about the file before SQLite opens it (which would take a 0-byte
-        file as a new database and write into whatever it finds)."""
+        file as a new database and write into whatever it finds). True: the file is missing
+        and may be created."""
         if self.memory:
             if self.readonly:
                 raise StoreError("a read-only :memory: database has nothing to read")
-            return
+            return False
         path = Path(self.path)
         again = f"check the path (DATABASE_URL / --db {self.path})"
         try:
@@ -718,7 +721,7 @@ class SqliteStore(Store):
                     f"created there; {again} or fix the directory's permissions",
                     code="readonly",
                 ) from None
-            return
+            return True
         except OSError as exc:
             raise StoreError(
                 f"{path}: cannot look at the file ({exc.strerror}); {again}", code="io"
@@ -746,7 +749,7 @@ class SqliteStore(Store):
                 ) from None
             self._check_header(path, header, info.st_size, restore)
         if self.readonly:
-            return
+            return False
         mode = stat.S_IMODE(info.st_mode)
         if not mode & 0o222 or not os.access(path, os.W_OK):
             why = f"mode {mode:o}" if not mode & 0o222 else "a read-only file system or not ours"
@@ -763,6 +766,7 @@ class SqliteStore(Store):
                 "-wal and -shm files; make the directory writable",
                 code="readonly",
             )
+        return False
 
     def _check_header(self, path: Path, header: bytes, size: int, restore: str) -> None:
         if len(header) < 100 or header[:16] != _MAGIC:
@@ -835,6 +839,43 @@ class SqliteStore(Store):
                 f"written by another program; {restore}",
                 code="foreign",
             )
+
+    def _create_file(self) -> None:
+        """Make a new database where none is, atomically: built (schema, application id) in a
+        temporary file beside it and hard-linked into place, so a process racing to create the
+        same database never meets a 0-byte or half-made file (it finds either none or this one)."""
+        path = Path(self.path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.new")
+        try:
+            conn = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                conn.execute("BEGIN IMMEDIATE")  # rollback journal: all of it in the main file
+                for number in range(SCHEMA_VERSION):
+                    for statement in _statements(MIGRATIONS[number]):
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                log.info("%s was created by another process meanwhile", path)
+            except OSError:  # a file system without hard links
+                if not path.exists():
+                    os.replace(tmp, path)
+        except sqlite3.Error as exc:
+            raise self._error(exc, "creating the database") from None
+        except OSError as exc:
+            raise StoreError(
+                f"{path}: cannot create the database ({exc.strerror}); check the directory",
+                code="io",
+            ) from None
+        finally:
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{tmp}{suffix}")
 
     async def _probe(self) -> None:
         """Look at an existing file through a READ-ONLY connection first: a writable one that

@@ -186,6 +186,7 @@ async def test_opening_on_a_full_disk_is_one_line(tiny_disk: Path):
         await store.open()
     assert caught.value.code in ("full", "io"), caught.value
     assert "\n" not in str(caught.value)
+    assert sorted(p.name for p in tiny_disk.iterdir()) == ["filler"]  # no half-made file left
 
 
 async def test_a_database_file_at_its_page_limit(tmp_path: Path):

@@ -202,6 +202,47 @@ async def test_a_second_process_is_refused_naming_the_holder(tmp_path: Path):
     assert holder.returncode == 0
 
 
+RACER = r"""
+import asyncio, sys, time
+from bot.store import SqliteStore, StoreError
+
+async def main(path, start):
+    time.sleep(max(0.0, start - time.time()))  # all racers open at the same moment
+    store = SqliteStore(path)
+    try:
+        await store.open()
+    except StoreError as exc:
+        print("refused", exc.code, flush=True)
+        return
+    print("owner", flush=True)
+    await asyncio.sleep(2.0)  # hold it while the others try
+    await store.close()
+
+asyncio.run(main(sys.argv[1], float(sys.argv[2])))
+"""
+
+
+def test_processes_racing_to_create_a_database_get_one_owner(tmp_path: Path):
+    path = tmp_path / "new" / "rummy.sqlite3"
+    start = time.time() + 1.5
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(path), str(start)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
+        for _ in range(4)
+    ]
+    outcomes = sorted(racer.communicate(timeout=90)[0].strip() for racer in racers)
+    assert outcomes == ["owner", "refused locked", "refused locked", "refused locked"], [
+        r.stderr for r in racers
+    ]
+    assert raw(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
+    assert raw(path, "SELECT count(*) FROM owner") == [(1,)]
+
+
 async def test_a_killed_holder_is_taken_over_even_as_a_zombie(tmp_path: Path):
     path = tmp_path / "rummy.sqlite3"
     await prepared(path)
