@@ -222,8 +222,16 @@ asyncio.run(main(sys.argv[1], float(sys.argv[2])))
 """
 
 
-def test_processes_racing_to_create_a_database_get_one_owner(tmp_path: Path):
+@pytest.mark.parametrize("start_from", ["no file", "version 1"])
+def test_processes_racing_to_open_a_database_get_one_owner(tmp_path: Path, start_from: str):
+    """Creating it, or migrating it: either happens once, and one racer owns the result."""
     path = tmp_path / "new" / "rummy.sqlite3"
+    if start_from == "version 1":
+        path.parent.mkdir()
+        with closing(sqlite3.connect(path)) as db:
+            db.executescript(MIGRATIONS[0])
+            db.execute("PRAGMA user_version = 1")
+            db.commit()
     start = time.time() + 1.5
     racers = [
         subprocess.Popen(
