@@ -534,10 +534,21 @@ def test_stein_draws_fewer_when_the_pool_runs_dry():
     assert g.draws_needed() == 1
     g.apply(0, "draw")
     g.apply(0, "discard B9")
+    g = stein_to_draw("R1 R2 R3 B9", discards="Y3 K4")
+    del g.pool[1:]  # a pick and the pool's last tile make two draws
+    g.apply(0, "pick K4")
+    rejects(g, "discard B9", "turn.draw_first")
+    g.apply(0, "draw")
+    g.apply(0, "discard B9")
     g = stein_to_draw("R1 R2 R3 B9")
     g.pool.clear()  # nothing to draw at all
     assert g.draws_needed() == 0
     g.apply(0, "discard B9")
+
+
+def test_only_stein_requires_draws():
+    assert game("rummikub", "", "R1 R2 R3 B9").draws_needed() == 0
+    assert game("stein", "", "R1 R2 R3 B9", draws_done=False).draws_needed() == 2
 
 
 def test_ending_a_tile_turn():
@@ -833,3 +844,34 @@ def test_a_stein_discard_is_shown_to_everybody():
     assert discard.message("de") == "P1 legt B9 ab."
     assert discard.pieces == ("B9",)
     assert [str(g.deck[i]) for i in g.discards] == ["B9"]
+
+
+# -- new card melds ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hand_text", "commands", "after"),
+    [
+        # without variant b a set's joker is any missing suit, for lay-offs and for swaps
+        ("9C 9H * 9S 9D 5H", ["meld 9C 9H *", "add 1 9S"], "9C 9H * 9S"),
+        ("9C 9H * 9S 9D 5H", ["meld 9C 9H *", "swap 1 9D"], "9C 9H 9D"),
+        ("9C 9H 9S 9D 5H", ["meld 9C 9H 9S", "add 1 9D"], "9C 9H 9S 9D"),
+        ("5S 6S 7S 8S 5H", ["meld 5S 6S 7S", "add 1 8S"], "5S 6S 7S 8S"),
+    ],
+)
+def test_a_new_card_meld_takes_lay_offs_like_any_other(hand_text, commands, after):
+    g = CardGame.position(ROMME, "", [hand_text, "9D 9D KS"], opened=(True, True))
+    for text in commands:
+        g.apply(0, text)
+    assert card_table(g) == [after]
+
+
+def test_an_invalid_card_meld_is_named_by_its_number():
+    g = CardGame.position(ROMME, "KS KH KD", ["5S 7S 9S 5H", "9D 9D KS"], opened=(True, True))
+    before = g.to_json()
+    with pytest.raises(RummyError) as info:
+        g.apply(0, "meld 5S 7S 9S")
+    assert info.value.code == "meld.run_gap"
+    assert info.value.message("en").startswith("Meld 2 (5S 7S 9S): ")
+    assert info.value.message("de").startswith("Kombination 2 (5S 7S 9S): ")
+    assert g.to_json() == before
