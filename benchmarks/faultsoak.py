@@ -418,6 +418,7 @@ def _run(args: argparse.Namespace, work: Path, mount: Path, tmpfs: bool, echo: b
             ]
         )
         stopped: int | None = None
+        first_window = len(windows)
         windows.append((time.time(), time.time() + 3.0, "child start"))
         for at, attack in plan:
             time.sleep(max(0.0, at - (time.monotonic() - born)))
@@ -452,6 +453,8 @@ def _run(args: argparse.Namespace, work: Path, mount: Path, tmpfs: bool, echo: b
         else:
             attacks["child_start_failures"] += 1
         child.wait()
+        ended = time.time()  # this child's attacks end with it
+        windows[first_window:] = [(a, min(b, ended), k) for a, b, k in windows[first_window:]]
         if stopped is not None:  # never leave a stopped orphan behind
             with contextlib.suppress(OSError):
                 os.kill(stopped, signal.SIGKILL)
