@@ -287,3 +287,25 @@ def test_groups_and_runs_need_one_colour_or_one_value():
     assert not is_valid(tiles("J J"), LINEAR)
     assert not is_valid(tiles("J J J J"), LINEAR)
     assert not is_valid(run_of("K", list(range(1, 14)) * 2) + tiles("K1"), WRAP)
+
+
+@pytest.mark.parametrize(
+    ("text", "gap"),
+    [
+        (" ".join(f"K{v}" for v in range(2, 14)) + " K2 K3", "K1"),  # once round and on: K1 lacks
+        ("K12 K13 K3", "K1"),  # round the corner: 12 13 1 2 3
+        ("R12 R13 R2 R3 R5", "R1"),
+        ("R1 R7 R9", "R8"),  # the shortest run holding them is 7 ... 13 1
+        (" ".join(f"K{v}" for v in range(1, 14)) + " K1 K3", "K2"),
+    ],
+)
+def test_a_stein_run_gap_is_found_round_the_corner(text, gap):
+    err = refusal(tiles(text), WRAP)
+    assert err.code == "meld.run_gap"
+    assert f"gap at {gap} " in err.message("en")
+
+
+def test_a_romme_run_gap_is_found_round_the_corner():
+    err = refusal(cards("QS KS 3S"), ROMME_SPEC)
+    assert err.code == "meld.run_gap"
+    assert "AS" in err.message("en")
