@@ -713,6 +713,15 @@ def test_a_freed_rummikub_joker_in_a_new_meld_with_rack_tiles_ends_the_turn():
         ("rummikub", "R4 R5 J R7", "K1", "move 1 R7 > new", "joker.locked_meld", "Meld 1 "),
         ("rummikub", "R4 J R6 R7", "R5 K1", "split 1 R6", "joker.locked_meld", "Meld 1 "),
         ("rummikub", "R3 R4 J R6 R7 R8", "K1", "move 1 R3 > new", "joker.locked_meld", "Meld 1 "),
+        ("rummikub", "R3 R4 J R6 R7 R8", "R7 K1", "add 1 R7", "joker.locked_meld", "Meld 1 "),
+        (
+            "rummikub",
+            "R4 R5 J | B7 B8 B9",
+            "K1",
+            "move 1 R4 R5 > 2",
+            "joker.locked_meld",
+            "Meld 1 ",
+        ),
     ],
 )
 def test_a_table_joker_stays_in_its_meld(name, tables, rack, command, code, en):
@@ -794,7 +803,9 @@ def test_a_claim_stays_a_group_of_four_to_the_end_of_the_turn():
     # every fault is named: the broken claim and the meld that is too short
     assert "Claim 2 must stay a group of 4" in err.message("en")
     assert "Meld 3 (K5)" in err.message("en")
+    assert "unclaim it first. Meld 3 (K5)" in err.message("en")
     assert "Claim 2 muss eine Vierer-Gruppe bleiben" in err.message("de")
+    assert "erst unclaim. Kombination 3 (K5)" in err.message("de")
     assert "Kombination 3 (K5)" in err.message("de")
 
 
@@ -875,3 +886,15 @@ def test_an_invalid_card_meld_is_named_by_its_number():
     assert info.value.message("en").startswith("Meld 2 (5S 7S 9S): ")
     assert info.value.message("de").startswith("Kombination 2 (5S 7S 9S): ")
     assert g.to_json() == before
+
+
+def test_a_stein_table_joker_stays_with_tiles_of_its_meld():
+    # the joker itself cannot move, but its meld's tiles may; at the end it must lie with one
+    g = game("stein", "R4 R5 J | B7 B8 B9", "R8 R9 R3 K1")
+    for text in ("move 1 R4 R5 > new", "add 1 R8 R9", "add 3 R3"):
+        g.apply(0, text)  # a Stein run joker may change its meaning on the way (R6, then R7)
+    err = rejects(g, "discard K1", "joker.left_meld")
+    assert err.message("en").startswith("Meld 1: a joker from the table stays with tiles of")
+    assert "(R4 R5 J)" in err.message("en")
+    assert err.message("de").startswith("Kombination 1: ")
+    assert "(R4 R5 J)" in err.message("de")
