@@ -1607,8 +1607,11 @@ class GameService:
             if thought is not None:
                 text, cheap = await self._await_thought(live, thought)
         finally:
-            if thought is not None and not thought.done():
-                thought.cancel()
+            if thought is not None:
+                if not thought.done():
+                    thought.cancel()
+                elif not thought.cancelled():
+                    thought.exception()  # seen: a late failure is no "never retrieved" noise
         async with live.lock:
             if (
                 live.id not in self._games
