@@ -335,6 +335,29 @@ async def test_an_error_in_the_final_move_rolls_memory_back_with_the_database(ma
     await h.close()
 
 
+# ------------------------------------------------------------------------------ verify-db
+
+
+async def test_verify_db_on_a_live_database_sees_one_snapshot(make):
+    """verify-db while the bot writes (four computer-only games): never a false gap."""
+    h = make("live.sqlite3", think_in_worker=False)
+    s = await h.open()
+    games = []
+    for i in range(4):
+        game_id, _ = await s.create_game("host", "rummikub", seed=20 + i, seat_host=False)
+        for _ in range(3):
+            await s.add_bot(game_id, "host", "easy")
+        await s.start_game(game_id, "host")
+        games.append(game_id)
+    reports = []
+    while any(s.status(g) == "playing" for g in games) and len(reports) < 40:
+        reports.append(await verify_db(h.path))
+    assert len(reports) >= 2
+    for report in reports:
+        assert report["problems"] == [], report["problems"][:3]
+        assert report["ok"] == report["games"] == 4
+
+
 # ------------------------------------------------------------------------------ a full disk
 
 
