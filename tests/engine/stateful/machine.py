@@ -456,7 +456,11 @@ class GameMachine(RuleBasedStateMachine):
                 len(discarded) == 1 or (out and len(discarded) == 0),
                 f"Stein turn ended with {len(discarded)} discards: {texts!r}",
             )
-            if discarded & t_s or discarded & played:
+            # a joker freed to the hand, or a tile taken with a joker, may be discarded
+            from_hand = ("swap" in self.effective and all(deck[i].is_joker for i in discarded)) or (
+                "take" in self.effective and not discarded & t_e
+            )
+            if (discarded & t_s or discarded & played) and not from_hand:
                 check("table_discard_out", out, f"a table tile was discarded, not out: {texts!r}")
             taken = [i for i in from_table if not deck[i].is_joker and i not in discarded]
             takes = self.effective.count("take")
@@ -530,6 +534,7 @@ class GameMachine(RuleBasedStateMachine):
             return read_meld([face_of(deck, i) for i in ids], mode, max_run)
 
         accounted: set[int] = set()
+        used: set[int] = set()  # rack tiles counted as freeing a joker
         freed = 0
         start_jokers = {i for x in s_table for i in x if deck[i].is_joker}
         for meld in s_table:
@@ -576,12 +581,22 @@ class GameMachine(RuleBasedStateMachine):
                 if stay is not None:
                     accounted.add(stay)
                     continue
-                by_tile = any(
-                    i in played and not deck[i].is_joker and fits(face_of(deck, i))
-                    for x in near
-                    for i in x
+                # freed by the tile it stands for, from the rack; the meld holds no joker then,
+                # so it (and that tile) may be rearranged afterwards
+                by_tile = next(
+                    (
+                        i
+                        for x in e_table
+                        for i in x
+                        if i in played
+                        and i not in used
+                        and not deck[i].is_joker
+                        and fits(face_of(deck, i))
+                    ),
+                    None,
                 )
-                if by_tile:
+                if by_tile is not None:
+                    used.add(by_tile)
                     freed += 1
                     continue
                 what = "split" if rules.joker_meld_no_split and not homes else "changed"
