@@ -898,3 +898,70 @@ def test_a_stein_table_joker_stays_with_tiles_of_its_meld():
     assert "(R4 R5 J)" in err.message("en")
     assert err.message("de").startswith("Kombination 1: ")
     assert "(R4 R5 J)" in err.message("de")
+
+
+# -- a table joker keeps its meaning until it is freed (Rummikub) -----------------------------
+
+SPLITTABLE = RUMMIKUB.with_options(joker_meld_no_split=False)
+
+
+@pytest.mark.parametrize(
+    ("tables", "rack", "commands", "was", "now", "was_de", "now_de"),
+    [
+        ("R4 R5 J", "R8 R9 K1", ["move 1 R4 R5 > new", "add 1 R8 R9"], "R6", "R7", "R6", "R7"),
+        (
+            "R5 B5 J",
+            "R6 R7 K1",
+            ["move 1 R5 B5 > new", "add 1 R6 R7"],
+            "a 5 of a missing colour",
+            "R5",
+            "eine 5 einer fehlenden Farbe",
+            "R5",
+        ),
+        (
+            "R4 R5 J",
+            "B6 Y6 K1",
+            ["move 1 R4 R5 > new", "add 1 B6 Y6"],
+            "R6",
+            "a 6 of a missing colour",
+            "R6",
+            "eine 6 einer fehlenden Farbe",
+        ),
+    ],
+)
+def test_a_rummikub_table_joker_keeps_its_meaning(tables, rack, commands, was, now, was_de, now_de):
+    g = TileGame.position(SPLITTABLE, tables, [rack], opened=(True,))
+    for text in commands[:-1]:
+        g.apply(0, text)
+    err = rejects(g, commands[-1], "joker.meaning_changed")
+    assert err.message("en").startswith(
+        f"Meld 1: its joker stood for {was} at the start of your turn and would now stand "
+        f"for {now}."
+    )
+    assert err.message("de").startswith(
+        f"Kombination 1: ihr Joker stand zu Beginn deines Zuges für {was_de} und stünde nun "
+        f"für {now_de}."
+    )
+
+
+def test_a_rummikub_table_joker_left_without_its_tiles_ends_no_turn():
+    g = TileGame.position(SPLITTABLE, "R4 R5 J", ["R7 R8 R3 K1"], opened=(True,))
+    for text in ("move 1 R4 R5 > new", "add 1 R7 R8", "add 2 R3"):
+        g.apply(0, text)  # the joker still means R6, but lies apart from R4 R5
+    err = rejects(g, "done", "joker.left_meld")
+    assert "(R4 R5 J)" in err.message("en")
+
+
+def test_a_claim_is_announced_to_its_owner():
+    g = game("stein_plus", "B1 B2 B3", "R5 B5 Y5 K5 B9")
+    g.apply(0, "meld R5 B5 Y5 K5")
+    events = g.apply(0, "claim 2")
+    assert [(e.kind, e.seat, e.private) for e in events] == [("claim", 0, True)]
+    assert events[0].message("en") == "P1 claims meld 2"
+    assert events[0].message("de") == "P1 erklärt zum Claim: 2"
+
+
+def test_one_tile_frees_one_group_joker():
+    g = game("stein", "R5 B5 J J", "Y5 Y5 K1")
+    err = rejects(g, "swap 1 Y5 Y5", "joker.wrong_piece")
+    assert err.message("en").startswith("Y5 cannot free the joker in meld 1")
