@@ -309,3 +309,10 @@ def test_a_romme_run_gap_is_found_round_the_corner():
     err = refusal(cards("QS KS 3S"), ROMME_SPEC)
     assert err.code == "meld.run_gap"
     assert "AS" in err.message("en")
+
+
+def test_a_run_gap_does_not_go_round_the_corner_where_runs_do_not():
+    # Rummikub: R1 R7 R9 misses R2 first (no wrap to 7 ... 13 1)
+    err = refusal(tiles("R1 R7 R9"), LINEAR)
+    assert err.code == "meld.run_gap"
+    assert "gap at R2 " in err.message("en")
