@@ -756,12 +756,14 @@ ACE_HIGH_ROMME = ROMME.with_options(run_mode="ace_high")
         (ROMME, "QS KS AS", "add 1 2S", "QS KS AS 2S"),  # round the corner
         (ACE_HIGH_ROMME, "QS KS AS", "add 1 JS", "JS QS KS AS"),
         (RUMMY, "2S 3S 4S", "add 1 AS", "AS 2S 3S 4S"),
+        (RUMMY, "JS QS KS", "add 1 10S", "10S JS QS KS"),  # nothing above the king
+        (ROMME, "5S 6S 7S", "add 1 3S 4S", "3S 4S 5S 6S 7S"),
         (ROMME, "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS", "add 1 KS", None),
         (ROMME, "3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS", "add 1 2S", None),
     ],
 )
 def test_cards_laid_off_where_they_fit(rules, table_text, command, after):
-    hand_text = "4S 8S 9S 9D JS KS AS 2S 5H" + (" *" if rules is not RUMMY else "")
+    hand_text = "3S 4S 8S 9S 10S 9D JS KS AS 2S 5H" + (" *" if rules is not RUMMY else "")
     g = CardGame.position(rules, table_text, [hand_text, "9D 9D KS"], opened=(True, True))
     g.apply(0, command)
     pieces = command.split(maxsplit=2)[2]
@@ -777,6 +779,7 @@ def test_cards_laid_off_where_they_fit(rules, table_text, command, after):
         (ROMME, "9C 9H 9S 9D", "9C"),  # at most four
         (ROMME, "9C 9H 9S 9D", "*"),
         (ROMME, "5S 6S 7S", "9S"),  # a gap
+        (ROMME, "5S 6S 7S", "3S"),
         (ROMME, "5S 6S 7S", "8H"),  # another suit
         (ACE_HIGH_ROMME, "QS KS AS", "2S"),  # variant c: no corner
         (RUMMY, "JS QS KS", "AS"),  # classic Rummy: aces low only
@@ -784,7 +787,7 @@ def test_cards_laid_off_where_they_fit(rules, table_text, command, after):
     ],
 )
 def test_cards_that_do_not_fit_are_refused_naming_the_meld(rules, table_text, cards_text):
-    hand_text = "9C 10D 9S 8H 2S AS 5H" + (" *" if rules is not RUMMY else "")
+    hand_text = "9C 10D 9S 8H 2S 3S AS 5H" + (" *" if rules is not RUMMY else "")
     g = CardGame.position(rules, table_text, [hand_text, "9D 9D KS"], opened=(True, True))
     before = g.to_json()
     with pytest.raises(RummyError) as info:
