@@ -178,6 +178,11 @@ def prepare(work: Path, files: list[str], tests: list[str]) -> None:
     for name in ("engine", "tests", "benchmarks"):
         shutil.copytree(ROOT / name, work / name, ignore=ignore)
     shutil.copy2(ROOT / "pyproject.toml", work / "pyproject.toml")
+    configure(work, files, tests)
+
+
+def configure(work: Path, files: list[str], tests: list[str]) -> None:
+    """Write the work dir's mutmut config (setup.cfg) for these files and tests."""
     # Tests that fail on the unmutated snapshot (work in progress elsewhere) cannot judge mutants.
     deselect = [f"--deselect={t}" for t in SLOW]
     clean = subprocess.run(
@@ -198,6 +203,25 @@ def prepare(work: Path, files: list[str], tests: list[str]) -> None:
     for name in failing:
         print(f"deselected, fails without mutation: {name}")
     (work / "setup.cfg").write_text(setup_cfg(files, tests, SLOW + failing), encoding="utf-8")
+
+
+def exit_codes(work: Path) -> dict[Path, dict[str, int | None]]:
+    out = {}
+    for meta in (work / "mutants").rglob("*.meta"):
+        out[meta] = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
+    return out
+
+
+def restore_verdicts(work: Path, previous: dict[Path, dict[str, int | None]]) -> None:
+    """mutmut forgets every verdict when its pytest arguments change (a recheck deselects other
+    failing tests): give the mutants not run again their earlier verdict back."""
+    for meta, codes in previous.items():
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        now = data.get("exit_code_by_key", {})
+        for name, code in codes.items():
+            if now.get(name) is None and code is not None:
+                now[name] = code
+        meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
 
 
 def results(work: Path, patterns: list[str]) -> dict[str, str]:
@@ -290,13 +314,16 @@ def run(targets: list[str], work: Path, *, recheck: bool) -> None:
     files = [TARGETS[t][0] for t in targets]
     patterns = [p for t in targets for p in TARGETS[t][1]]
     names = patterns
+    previous = {}
     if recheck and work.exists():
-        refresh_tests(work)
         status = results(work, patterns)
         names = sorted(n for n, s in status.items() if s not in ("killed", "timeout"))
         print(f"{'+'.join(targets)}: rechecking {len(names)} mutants not killed", flush=True)
         if not names:
             return
+        previous = exit_codes(work)
+        refresh_tests(work)
+        configure(work, files, tests_of(targets))
     else:
         prepare(work, files, tests_of(targets))
     mutmut = Path(sys.executable).parent / "mutmut"
@@ -307,6 +334,8 @@ def run(targets: list[str], work: Path, *, recheck: bool) -> None:
         done = subprocess.run(cmd, cwd=work, env=env, stdout=log, stderr=log, check=False)
     if done.returncode not in (0, None):
         print(f"mutmut run exited with {done.returncode}: see {work / 'mutmut.log'}")
+    if previous:
+        restore_verdicts(work, previous)
 
 
 if __name__ == "__main__":
