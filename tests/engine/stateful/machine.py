@@ -904,7 +904,7 @@ class GameMachine(RuleBasedStateMachine):
             return
         self.send(g.current, text, must="the easy computer player's move")
 
-    @precondition(lambda self: self.playing)
+    @precondition(lambda self: self.playing and self.game_steps % 4 == 3)
     @rule()
     def timeout(self) -> None:
         """The turn time ran out: the preset's time-out action (RULES.md)."""
@@ -1402,6 +1402,47 @@ class TileMachine(GameMachine):
 
 
 class CardMachine(GameMachine):
+    @precondition(lambda self: self.game is not None and self.game_steps >= 25)
+    @rule(seed=st.integers(0, 2**20), data=st.data())
+    def deal_short(self, seed: int, data) -> None:
+        """A real deal with short hands (the rest back under the talon): the seat to move
+        holds a set of three and a card or two, the others a few cards, so that games end
+        (going out, Hand-Rommé, going rummy, scores). It replays from its first JSON."""
+        self._step()
+        if self.playing and self.log:
+            self._replay_check()
+        game = new_game(self.RULES, self.players, seed)
+        d = json.loads(game.to_json())
+        deck = game.deck
+        m = d["current"]
+        everything = [i for r in d["racks"] for i in r] + d["pool"]
+        rank = data.draw(st.integers(1, 13))
+        three = []
+        for i in everything:
+            new_suit = all(deck[j].suit != deck[i].suit for j in three)
+            if deck[i].rank == rank and not deck[i].is_joker and new_suit:
+                three.append(i)
+            if len(three) == 3:
+                break
+        rest = [i for i in everything if i not in three]
+        sizes = [data.draw(st.integers(1, 4)) for _ in d["racks"]]
+        racks, at = [], 0
+        for seat in range(len(d["racks"])):
+            n = data.draw(st.integers(0, 1)) if seat == m else sizes[seat]
+            racks.append(rest[at : at + n] + (three if seat == m else []))
+            at += n
+        d["racks"] = racks
+        d["pool"] = rest[at:]
+        self.game = load_game(json.dumps(d))
+        self.game_steps = 0
+        self.seed = seed
+        self.initial = self.game.to_json()
+        self.log = []
+        self.view = check_conservation(self.game, self.size)
+        self.ever_played = [False] * self.PLAYERS
+        self._new_turn()
+        STATS[f"{self.NAME}:positions"] += 1
+
     @precondition(lambda self: self.playing and self.RULES.variant_knocking)
     @rule(data=st.data())
     def knock(self, data) -> None:
