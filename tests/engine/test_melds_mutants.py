@@ -316,3 +316,29 @@ def test_a_run_gap_does_not_go_round_the_corner_where_runs_do_not():
     err = refusal(tiles("R1 R7 R9"), LINEAR)
     assert err.code == "meld.run_gap"
     assert "gap at R2 " in err.message("en")
+
+
+def test_a_group_joker_stands_for_a_missing_colour_of_its_value():
+    reading = analyse(tiles("R5 B5 J"), LINEAR)
+    assert reading.stands_for[2] in set(tiles("Y5 K5"))
+    assert (
+        analyse(tiles("R5 J J"), LINEAR).kind == "run"
+    )  # one tile and jokers read as a run (R5 R6 R7) ...
+    group = [r for r in readings(tiles("R5 J J"), LINEAR) if r.kind == "group"]
+    assert [sorted(map(str, r.stands_for[1:])) for r in group] == [["B5", "Y5"]]  # ... or a group
+
+
+@pytest.mark.parametrize(
+    ("text", "spec"),
+    [
+        ("K1 K3 K2 " + " ".join(f"K{v}" for v in range(4, 14)) + " J", WRAP),
+        ("K1 K3 K2 " + " ".join(f"K{v}" for v in range(4, 14)) + " K1 K2", WRAP),
+        ("R7 R5 J R8", LINEAR),
+    ],
+)
+def test_an_arranged_run_holds_exactly_the_pieces_given(text, spec):
+    reading = analyse(tiles(text), spec)
+    assert sorted(reading.faces) == sorted(tiles(text))
+    assert [f.rank for f in reading.stands_for] == [
+        (reading.stands_for[0].rank - 1 + i) % 13 + 1 for i in range(len(reading.faces))
+    ]
