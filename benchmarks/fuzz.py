@@ -7,7 +7,8 @@ messages, turns and games checked, and every violation with its shrunk example.
 
     python -m benchmarks.fuzz --steps 100000            # every configuration
     python -m benchmarks.fuzz --only stein,rummikub --steps 20000 --seconds 300
-    FUZZ_STEPS=100000 make fuzz
+    python -m benchmarks.fuzz --jobs 5 --only stein,stein_plus,rummikub,romme,rummy
+    FUZZ_STEPS=100000 FUZZ_JOBS=2 make fuzz
 
 The exit code is 1 when a violation was found. As a module of ``python -m benchmarks`` it
 runs a short round (``run()``).
@@ -82,17 +83,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=os.environ.get("FUZZ_ONLY", ""))
     parser.add_argument("--chunk", type=int, default=200, help="examples per Hypothesis run")
     parser.add_argument("--step-count", type=int, default=100, help="max steps per example")
+    parser.add_argument(
+        "--jobs", type=int, default=int(os.environ.get("FUZZ_JOBS", 1)), help="processes"
+    )
     args = parser.parse_args(argv)
     names = [n for n in args.only.split(",") if n] or list(configurations())
     results = {}
     wall = time.monotonic()
-    for name in names:
-        results[name] = fuzz_one(name, args.steps, args.seconds, args.chunk, args.step_count)
-        print(json.dumps({name: results[name]}), flush=True)
+    job = (args.steps, args.seconds, args.chunk, args.step_count)
+    if args.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            futures = {name: pool.submit(fuzz_one, name, *job) for name in names}
+            for name, future in futures.items():
+                results[name] = future.result()
+                print(json.dumps({name: results[name]}), flush=True)
+    else:
+        for name in names:
+            results[name] = fuzz_one(name, *job)
+            print(json.dumps({name: results[name]}), flush=True)
     print("\nsummary (steps per configuration, violations):")
     for name, r in results.items():
         print(
-            f"  {name:18} steps {r['steps']:>8}  turns {r['turns']:>6}  games {r['games_finished']:>4}"
+            f"  {name:18} steps {r['steps']:>8}  messages {r['accepted'] + r['rejected']:>8}"
+            f"  turns {r['turns']:>6}  games {r['games_finished']:>5}"
             f"  violations {r['violations']}  ({r['seconds']} s)"
         )
     print(f"wall time {time.monotonic() - wall:.0f} s")

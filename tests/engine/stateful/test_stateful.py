@@ -11,8 +11,8 @@ from .presets import configurations
 
 CONFIGS = configurations()
 CI = settings(
-    max_examples=15,
-    stateful_step_count=40,
+    max_examples=25,
+    stateful_step_count=50,
     derandomize=True,
     deadline=None,
     suppress_health_check=list(HealthCheck),
