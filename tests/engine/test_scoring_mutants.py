@@ -184,3 +184,13 @@ def test_score_tile_game_stein_plus_adds_claims():
     assert score_tile_game(STEIN_PLUS, lefts, 1) == [2, 4, 3, 1]
     assert score_tile_game(STEIN_PLUS, lefts, 1, claims=[1, 0, 0, 2]) == [3, 4, 3, 3]
     assert score_tile_game(STEIN_PLUS, lefts, 1, first_round=True) == [2, 4, 2, 2]
+
+
+def test_first_round_out_with_two_casual_players():
+    assert stein_match_points([0, 4], 0, first_round_out="equal", first_round=True) == [1.5, 1.5]
+    assert stein_match_points([0, 4], 0, first_round_out="split", first_round=True) == [2, 1]
+
+
+def test_the_rack_value_of_a_joker_is_the_rule_sets():
+    lefts = [[], parse_faces("J R2")]
+    assert score_tile_game(RUMMIKUB.with_options(joker_penalty=25), lefts, 0) == [27, -27]
