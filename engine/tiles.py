@@ -747,7 +747,9 @@ class TileGame(PieceGame):
 
     def _insert(self, number: int, meld: Meld, ids: list[int]) -> None:
         """Add pieces to a meld. A single tile that duplicates an inner tile of a valid run
-        splits the run there (RULES.md example: B2-B6 + B4 gives B2 B3 B4 | B4 B5 B6)."""
+        splits the run there (RULES.md example: B2-B6 + B4 gives B2 B3 B4 | B4 B5 B6). A split
+        that parts the tiles of a Rummikub joker meld is refused after the command
+        (:meth:`joker_faults`, ``joker.locked_meld``), as for every other command."""
         spec = self.rules.meld_spec
         faces = self.faces(meld.ids)
         found = readings(faces, spec)
@@ -759,11 +761,10 @@ class TileGame(PieceGame):
             if not merged:
                 inner = [k for k in range(1, len(order) - 1) if stands[k] == face]
                 if inner:
-                    if self._locked(meld):
-                        raise RummyError("joker.locked_meld", meld=number)
                     k = inner[0]
                     meld.ids = order[: k + 1]
                     self.turn.table.insert(number, Meld([ids[0], *order[k + 1 :]]))
+                    self._refuse_split(number)
                     return
         meld.ids = self._arrange(meld.ids + ids)
 
@@ -810,18 +811,20 @@ class TileGame(PieceGame):
         if meld.claim is not None and set(meld.ids) <= set(leaving):
             raise RummyError("claim.dissolve_first", meld=number)
 
-    def _locked(self, meld: Meld) -> bool:
-        """Rummikub ``joker_meld_no_split``: the meld holds a table joker not freed this turn."""
-        if not self.rules.joker_meld_no_split:
-            return False
-        held = self._held_jokers()
-        return any(i in held for i in meld.ids)
+    def _refuse_split(self, number: int) -> None:
+        """After splitting meld ``number``: refuse, naming that meld, when the split parted the
+        tiles of a Rummikub joker meld (``joker_meld_no_split``; no command adds such a fault, so
+        any is this split's)."""
+        if any(f.code == "joker.locked_meld" for f in self.joker_faults(final=False)):
+            raise RummyError("joker.locked_meld", meld=number)
 
     def _cmd_split(self, seat: int, c: Command) -> list[Event]:
+        """Split meld ``number`` before the named piece; each part is laid in its table order
+        (a meld the player put together out of order reads as it is, so ``done`` takes it).
+        Rummikub ``joker_meld_no_split``: a split that parts the tiles of a joker meld is refused
+        after the command (:meth:`joker_faults`); tiles joined onto a joker meld may leave it."""
         number = c.meld or 0
         meld = self._touch(seat, number)
-        if self._locked(meld):
-            raise RummyError("joker.locked_meld", meld=number)
         at_id = self._from_meld(meld, number, c.pieces)[0]
         k = meld.ids.index(at_id)
         if k == 0:
@@ -832,8 +835,9 @@ class TileGame(PieceGame):
                 why_de=f"{c.pieces[0]} ist der erste Stein von Kombination {number}",
             )
         head, tail = meld.ids[:k], meld.ids[k:]
-        meld.ids = head
-        self.turn.table.insert(number, Meld(tail))
+        meld.ids = self._arrange(head)
+        self.turn.table.insert(number, Meld(self._arrange(tail)))
+        self._refuse_split(number)
         return [
             self._working_event(
                 seat, "split", f"splits meld {number} at", f"teilt {number} bei", str(c.pieces[0])
