@@ -180,7 +180,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "joker.not_in_meld": ("Meld {meld} has no joker.", "Kombination {meld} enthält keinen Joker."),
     "joker.wrong_piece": (
         "{piece} cannot free the joker in meld {meld}: it stands for {stands_for}.",
-        "{piece} kann den Joker in Kombination {meld} nicht auslösen: er steht für {stands_for}.",
+        "{piece} kann den Joker in Kombination {meld} nicht auslösen: er steht für {stands_for_de}.",
     ),
     "joker.group_needs_fourth": (
         "A joker in a group is freed only by the missing fourth tile: meld {meld} would then "

@@ -124,6 +124,29 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _stands_for(found: Reading) -> tuple[str, str]:
+    """What the jokers of a meld stand for, in words that fit "it stands for ...": a group joker
+    for any missing colour (``K4 or Y4``), run jokers each for their place, in table order
+    (``R5 (the other joker for R6)``)."""
+    places = found.joker_positions()
+    if found.kind == "group":
+        rank = found.stands_for[0].rank
+        present = {f.suit for f in found.faces if not f.is_joker}
+        missing = [str(type(found.stands_for[0])(s, rank)) for s in range(4) if s not in present]
+        return " or ".join(missing), " oder ".join(missing)
+    meant = [str(found.stands_for[k]) for k in places]
+    first, others = meant[0], meant[1:]
+    if not others:
+        return first, first
+    if len(others) == 1:
+        return f"{first} (the other joker for {others[0]})", f"{first} (der andere für {others[0]})"
+    listed, listed_de = ", ".join(others[:-1]), ", ".join(others[:-1])
+    return (
+        f"{first} (the other jokers for {listed} and {others[-1]})",
+        f"{first} (die anderen für {listed_de} und {others[-1]})",
+    )
+
+
 UNDOABLE = frozenset(
     ("meld", "add", "move", "split", "join", "swap", "take", "claim", "unclaim", "place", "reset")
 )
@@ -874,10 +897,16 @@ class TileGame(PieceGame):
         found = positional_reading(faces, spec)
         if found is None:
             raise RummyError("joker.no_meaning", meld=number)
-        stands = ", ".join(sorted(str(m) for m in joker_meanings(faces, spec)))
+        stands, stands_de = _stands_for(found)
 
         def wrong(face: Face) -> RummyError:
-            return RummyError("joker.wrong_piece", piece=str(face), meld=number, stands_for=stands)
+            return RummyError(
+                "joker.wrong_piece",
+                piece=str(face),
+                meld=number,
+                stands_for=stands,
+                stands_for_de=stands_de,
+            )
 
         new_ids = list(meld.ids)
         freed: list[int] = []

@@ -605,3 +605,56 @@ def test_before_opening_only_the_players_own_new_meld_gives_the_last_tile(capsys
     )
     assert data["error"]["code"] == "opening.table_locked"
     assert "Kombination 1" in data["error"]["message"]
+
+
+# ---------------------------------------------------------------- what a refused swap says
+
+
+@pytest.mark.parametrize(
+    ("name", "tables", "tile", "en", "de"),
+    [
+        (
+            "rummikub",
+            "R4 J J R7",
+            "R3",
+            "it stands for R5 (the other joker for R6).",
+            "R5 (der andere für R6).",
+        ),
+        (
+            "stein",
+            "R12 J J",
+            "R3",
+            "it stands for R13 (the other joker for R1).",
+            "R13 (der andere für R1).",
+        ),
+        (
+            "stein",
+            "R9 J J J R13",
+            "R3",
+            "it stands for R10 (the other jokers for R11 and R12).",
+            "R10 (die anderen für R11 und R12).",
+        ),
+        ("rummikub", "R4 B4 J", "R3", "it stands for Y4 or K4.", "er steht für Y4 oder K4."),
+        ("rummikub", "R4 J R6", "R7", "it stands for R5.", "er steht für R5."),
+    ],
+)
+def test_a_refused_swap_says_what_each_joker_stands_for(capsys, name, tables, tile, en, de):
+    g = position(name, tables, f"{tile} B1")
+    err = play(g, f"swap 1 {tile}")
+    assert err is not None and err.code == "joker.wrong_piece"
+    assert err.message("en").endswith(en) and err.message("de").endswith(de)
+    assert "meld 1" in err.message("en") and "Kombination 1" in err.message("de")
+    data = turn(
+        capsys,
+        "--rules",
+        name,
+        "--table",
+        tables,
+        "--hand",
+        f"{tile} B1",
+        "--opened",
+        "--lang",
+        "de",
+        f"swap 1 {tile}",
+    )
+    assert data["error"]["message"].endswith(de)
