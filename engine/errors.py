@@ -193,9 +193,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Ein Joker auf dem Tisch wird nur durch Auslösen bewegt: swap {meld} STEIN.",
     ),
     "joker.freed_unused": (
-        "The freed joker must go into a new meld with tiles from your rack this turn.",
+        "The freed joker must go into a new meld with tiles from your rack this turn{where}.",
         "Der ausgelöste Joker muss in diesem Zug mit Steinen von deiner Bank in eine neue "
-        "Kombination.",
+        "Kombination{where_de}.",
     ),
     "joker.no_meaning": (
         "Meld {meld} is not a valid meld as it lies, so its joker stands for nothing yet and "

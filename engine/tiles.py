@@ -1299,11 +1299,25 @@ class TileGame(PieceGame):
         for joker in self.turn.freed:
             no = where.get(joker)
             if no is None:
-                faults.append(RummyError("joker.freed_unused", joker=joker))
+                faults.append(
+                    RummyError(
+                        "joker.freed_unused",
+                        joker=joker,
+                        where=" (it is still on your rack)",
+                        where_de=" (er liegt noch auf deiner Bank)",
+                    )
+                )
                 continue
             ids = set(self.turn.table[no - 1].ids)
             if not any(i in played and not self.deck[i].is_joker for i in ids):
-                faults.append(RummyError("joker.freed_unused", joker=joker))
+                faults.append(
+                    RummyError(
+                        "joker.freed_unused",
+                        joker=joker,
+                        where=f" (meld {no} holds no tile from your rack)",
+                        where_de=f" (Kombination {no} enthält keinen Stein von deiner Bank)",
+                    )
+                )
                 continue
             for old in self.table:
                 tiles = [i for i in old.ids if i not in freed]

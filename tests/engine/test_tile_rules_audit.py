@@ -658,3 +658,21 @@ def test_a_refused_swap_says_what_each_joker_stands_for(capsys, name, tables, ti
         f"swap 1 {tile}",
     )
     assert data["error"]["message"].endswith(de)
+
+
+@pytest.mark.parametrize(
+    ("commands", "en", "de"),
+    [
+        (
+            "swap 1 R5; add 2 J; done",
+            "(meld 2 holds no tile from your rack).",
+            "(Kombination 2 enthält",
+        ),
+        ("swap 1 R5; done", "(it is still on your rack).", "(er liegt noch auf deiner Bank)."),
+    ],
+)
+def test_an_unused_freed_joker_is_told_where_it_lies(commands, en, de):
+    g = position("rummikub", "R4 J R6 | K1 K2 K3", "R5 Y9", "Y1")
+    err = play(g, commands)
+    assert err is not None and err.code == "joker.freed_unused"
+    assert err.message("en").endswith(en) and de in err.message("de")
