@@ -297,6 +297,8 @@ def test_groups_and_runs_need_one_colour_or_one_value():
         ("R12 R13 R2 R3 R5", "R1"),
         ("R1 R7 R9", "R8"),  # the shortest run holding them is 7 ... 13 1
         (" ".join(f"K{v}" for v in range(1, 14)) + " K1 K3", "K2"),
+        # twice round: the shortest run holding these 24 tiles is 25 long and lacks the second K11
+        (" ".join(f"K{v}" for v in [*range(1, 14), *range(1, 11), 12]), "K11"),
     ],
 )
 def test_a_stein_run_gap_is_found_round_the_corner(text, gap):
