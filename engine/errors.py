@@ -140,8 +140,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "deine Hand leer ist).",
     ),
     "turn.discard_breaks": (
-        "{piece} cannot leave the table: without it meld {meld} is not valid ({reason})",
-        "{piece} kann nicht vom Tisch: ohne ihn ist Kombination {meld} nicht gültig ({reason_de})",
+        "{piece} cannot leave the table: without it meld {meld} is not valid ({reason}).",
+        "{piece} kann nicht vom Tisch: ohne ihn ist Kombination {meld} nicht gültig ({reason_de}).",
     ),
     "turn.draw_after_play": (
         "You changed the table this turn: type reset before drawing, or finish with done.",

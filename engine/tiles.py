@@ -1434,8 +1434,8 @@ class TileGame(PieceGame):
                         "turn.discard_breaks",
                         piece=str(face),
                         meld=no,
-                        reason=why.message("en"),
-                        reason_de=why.message("de"),
+                        reason=why.message("en").rstrip("."),
+                        reason_de=why.message("de").rstrip("."),
                     )
             except RummyError as fault:
                 first_fault = first_fault or fault

@@ -676,3 +676,43 @@ def test_an_unused_freed_joker_is_told_where_it_lies(commands, en, de):
     err = play(g, commands)
     assert err is not None and err.code == "joker.freed_unused"
     assert err.message("en").endswith(en) and de in err.message("de")
+
+
+def test_a_table_discard_that_breaks_a_meld_names_the_meld_and_the_rule(capsys):
+    g = position("stein", "R13 R1 R2 R3", "K9 K10 K11", "Y1", "Y2")
+    err = play(g, "meld K9 K10 K11; discard R1")
+    assert err is not None and err.code == "turn.discard_breaks"
+    assert err.message("en") == (
+        "R1 cannot leave the table: without it meld 1 is not valid (R13 R2 R3: the run has a gap"
+        " at R1 and not enough jokers to fill it)."
+    )
+    data = turn(
+        capsys,
+        "--rules",
+        "stein",
+        "--lang",
+        "de",
+        "--table",
+        "R7 B7 Y7",
+        "--hand",
+        "K9 K10 K11",
+        "--opened",
+        "meld K9 K10 K11; discard Y7",
+    )
+    assert data["error"]["message"] == (
+        "Y7 kann nicht vom Tisch: ohne ihn ist Kombination 1 nicht gültig (R7 B7: eine"
+        " Kombination braucht mindestens 3 Steine)."
+    )
+
+
+def test_a_take_that_turns_a_group_joker_into_a_run_joker_is_refused():
+    """``take 1 R5`` on ``R5 B5 J`` leaves ``J B5 J``: one real tile with jokers reads as a run
+    (docs/DECISIONS.md "Joker readings"), so the group joker would become B6."""
+    g = position("stein", "R5 B5 J | R1 R2 R3", "J K1 K2", "Y1", "Y2")
+    err = play(g, "take 1 R5")
+    assert err is not None and err.code == "joker.meaning_changed"
+    assert "5" in err.message("en") and "B6" in err.message("de")
+    # without a table joker the tiles are simply taken: the meld is the run B4 B5 B6
+    g = position("stein", "R5 B5 Y5 | R1 R2 R3", "J J K2", "Y1", "Y2")
+    assert play(g, "take 1 R5; take 1 Y5; discard K2") is None
+    assert table(g)[0] == "J B5 J"
