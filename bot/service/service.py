@@ -173,6 +173,10 @@ class GameDamaged(Exception):
     """A stored game that cannot be loaded or continued (it is quarantined)."""
 
 
+class _Unknown(Exception):
+    """A write whose outcome is unknown (the game is reloaded before it is used again)."""
+
+
 def _reason(exc: BaseException) -> str:
     """One line for a log and the quarantine table."""
     text = str(exc).splitlines()[0] if str(exc) else ""
@@ -1321,21 +1325,32 @@ class GameService:
         return write, after
 
     async def _commit(self, write: CommandWrite) -> tuple[BaseException | None, bool]:
-        """Queue the write and wait for its outcome, however often the caller is cancelled
-        meanwhile: (the error or None, whether the caller was cancelled)."""
-        cancelled = False
-        job = asyncio.ensure_future(self.store.append_command(write))
-        while not job.done():
+        """Write and wait: (the error or None, whether the caller was cancelled meanwhile).
+
+        The store queues the write before it first waits (no loop round trip, so it joins
+        the group commit under way) and commits it, or fails, even when the caller is
+        cancelled. A cancelled caller reads the outcome back from the database: the store
+        answers a read only after the writes queued before it."""
+        try:
+            await self.store.append_command(write)
+            return None, False
+        except asyncio.CancelledError:
+            pass
+        except BaseException as exc:
+            return exc, False
+        while True:  # however often the caller is cancelled meanwhile
             try:
-                await asyncio.shield(job)
-            except asyncio.CancelledError:
-                if not job.done():
-                    cancelled = True
-            except BaseException:
+                record = await self.store.load_game(write.game_id)
                 break
-        if job.cancelled():
-            return asyncio.CancelledError("the write was cancelled"), cancelled
-        return job.exception(), cancelled
+            except asyncio.CancelledError:
+                continue
+            except StoreError as exc:
+                return _Unknown(f"command {write.seq} cannot be read back: {exc}"), True
+        if record is not None and record.seq == write.seq and record.status == write.status:
+            return None, True
+        if record is not None and record.seq == write.seq - 1:
+            return StoreError(f"command {write.seq} of game {write.game_id} was not saved"), True
+        return StoreConflict(f"game {write.game_id} is at {record and record.seq}"), True
 
     async def _not_committed(
         self, live: LiveGame, write: CommandWrite, error: BaseException
