@@ -716,3 +716,23 @@ def test_a_take_that_turns_a_group_joker_into_a_run_joker_is_refused():
     g = position("stein", "R5 B5 Y5 | R1 R2 R3", "J J K2", "Y1", "Y2")
     assert play(g, "take 1 R5; take 1 Y5; discard K2") is None
     assert table(g)[0] == "J B5 J"
+
+
+@pytest.mark.parametrize(
+    ("name", "round_no", "points"),
+    [
+        ("stein", 1, [2, 1]),  # n+1-k with two players
+        ("stein", 0, [2, 1]),  # first_round_out=split: the winner 2, the other the rest
+        ("stein_plus", 1, [4, 3]),
+        ("stein_plus", 0, [4, 3]),
+    ],
+)
+def test_stein_with_two_players_casual(name, round_no, points):
+    rules = preset(name).with_options(min_players=2, ranked=False)
+    g = TileGame.position(
+        rules, "R1 R2 R3", ["K9 K10 K11 K12", "Y1 Y2 Y3"], opened=[True, True], round_no=round_no
+    )
+    assert play(g, "meld K9 K10 K11; discard K12") is None
+    assert g.result.points == points and g.result.details["first_round"] == (round_no == 0)
+    fresh = new_game(rules, ["a", "b"], seed=4)
+    assert len(fresh.all_piece_ids()) == 106 and [len(r) for r in fresh.racks] == [15, 15]
