@@ -1099,11 +1099,13 @@ class TileGame(PieceGame):
             if moved is not None:  # every table that holds them moves a table joker
                 raise moved
             text = format_faces(c.pieces)
-            raise RummyError(
-                "place.impossible",
-                reason=f"{text} cannot all be placed: no valid table holds them.",
-                reason_de=f"{text} lassen sich nicht alle unterbringen: kein gültiger Tisch.",
-            )
+            if len(c.pieces) == 1:
+                reason = f"{text} cannot be placed: no valid table holds it."
+                reason_de = f"{text} lässt sich nicht unterbringen: kein gültiger Tisch hält ihn."
+            else:
+                reason = f"{text} cannot all be placed: no valid table holds them."
+                reason_de = f"{text} lassen sich nicht alle unterbringen: kein gültiger Tisch."
+            raise RummyError("place.impossible", reason=reason, reason_de=reason_de)
         self._adopt_solution(solution.table, ids)
         return [self._working_event(seat, "place", "places", "legt", format_faces(c.pieces))]
 

@@ -736,3 +736,22 @@ def test_stein_with_two_players_casual(name, round_no, points):
     assert g.result.points == points and g.result.details["first_round"] == (round_no == 0)
     fresh = new_game(rules, ["a", "b"], seed=4)
     assert len(fresh.all_piece_ids()) == 106 and [len(r) for r in fresh.racks] == [15, 15]
+
+
+@pytest.mark.parametrize(
+    ("rack", "placing", "en", "de"),
+    [
+        ("R7 B1", "R7", "R7 cannot be placed: no valid table holds it.", "R7 lässt sich nicht"),
+        ("R7 B1", "R7 B1", "R7 B1 cannot all be placed", "R7 B1 lassen sich nicht alle"),
+    ],
+)
+def test_place_that_splits_a_joker_meld_is_refused_in_the_right_number(rack, placing, en, de):
+    g = position("rummikub", "R3 R4 J R6 R7 R8 R9", rack, "Y1")
+    err = play(g, f"place {placing}")
+    assert err is not None and err.code == "place.impossible"
+    assert err.message("en").startswith(en) and err.message("de").startswith(de)
+    options = {"joker_meld_no_split": False}
+    g = position("rummikub", "R3 R4 J R6 R7 R8 R9", rack, "Y1", options=options)
+    if placing == "R7":
+        assert play(g, "place R7; done") is None
+        assert table(g) == ["R3 R4 J R6 R7", "R7 R8 R9"]
