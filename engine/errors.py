@@ -94,7 +94,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "meld.no_such": (
         "There is no meld {meld}: the table has {count}.",
-        "Es gibt keine Kombination {meld}: auf dem Tisch liegen {count}.",
+        "Es gibt keine Kombination {meld}: der Tisch hat {count}.",
     ),
     # turn structure
     "turn.not_yours": (

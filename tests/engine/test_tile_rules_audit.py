@@ -755,3 +755,12 @@ def test_place_that_splits_a_joker_meld_is_refused_in_the_right_number(rack, pla
     if placing == "R7":
         assert play(g, "place R7; done") is None
         assert table(g) == ["R3 R4 J R6 R7", "R7 R8 R9"]
+
+
+@pytest.mark.parametrize(("tables", "count"), [("R1 R2 R3", 1), ("R1 R2 R3 | B1 B2 B3", 2)])
+def test_no_such_meld_is_said_for_one_meld_and_for_several(tables, count):
+    g = position("rummikub", tables, "R4 B4", "Y1")
+    err = play(g, "add 3 R4")
+    assert err is not None and err.code == "meld.no_such"
+    assert err.message("en") == f"There is no meld 3: the table has {count}."
+    assert err.message("de") == f"Es gibt keine Kombination 3: der Tisch hat {count}."
