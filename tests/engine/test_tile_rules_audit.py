@@ -764,3 +764,25 @@ def test_no_such_meld_is_said_for_one_meld_and_for_several(tables, count):
     assert err is not None and err.code == "meld.no_such"
     assert err.message("en") == f"There is no meld 3: the table has {count}."
     assert err.message("de") == f"Es gibt keine Kombination 3: der Tisch hat {count}."
+
+
+def test_the_tile_that_freed_a_joker_counts_as_its_rack_tile(capsys):
+    """docs/DECISIONS.md "Freed jokers": the swap tile is a rack tile played this turn."""
+    data = turn(
+        capsys,
+        "--rules",
+        "rummikub",
+        "--table",
+        "R3 R4 J R6 R7 R8",
+        "--hand",
+        "R5 Y9",
+        "--opened",
+        "swap 1 R5; move 1 R3 R4 R5 > new; add 2 J; done",
+    )
+    assert data["ok"] and data["table"] == [["R6", "R7", "R8"], ["R3", "R4", "R5", "J"]]
+    g = position("rummikub", "R3 R4 J R6 R7 R8", "R5 Y9", "Y1")
+    assert play(g, "swap 1 R5; split 1 R6; add 1 J; done") is None  # the same table
+    # but not back into the whole of its old meld
+    g = position("rummikub", "R3 R4 J R6 R7 R8", "R5 Y9", "Y1")
+    err = play(g, "swap 1 R5; add 1 J; done")
+    assert err is not None and err.code == "joker.freed_not_new"
