@@ -786,3 +786,20 @@ def test_the_tile_that_freed_a_joker_counts_as_its_rack_tile(capsys):
     g = position("rummikub", "R3 R4 J R6 R7 R8", "R5 Y9", "Y1")
     err = play(g, "swap 1 R5; add 1 J; done")
     assert err is not None and err.code == "joker.freed_not_new"
+
+
+@pytest.mark.parametrize(
+    ("rack", "meld", "code"),
+    [
+        ("R9 B9 J J K1", "R9 B9 J J", None),
+        ("R9 B9 Y9 J K1", "R9 B9 Y9 J", None),
+        ("R9 J J J K1", "R9 J J J", "claim.not_group_of_four"),  # reads as the run R9-R12
+    ],
+)
+def test_a_claim_may_hold_jokers(rack, meld, code):
+    g = position("stein_plus", "", rack, "Y1", "Y2")
+    err = play(g, f"meld {meld}; claim 1; discard K1")
+    assert (err.code if err else None) == code
+    if code is None:
+        assert g.status == "finished" and g.result.details["claims"] == [1, 0, 0]
+        assert g.result.points == [5, 2.5, 2.5]
