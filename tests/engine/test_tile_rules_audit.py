@@ -803,3 +803,42 @@ def test_a_claim_may_hold_jokers(rack, meld, code):
     if code is None:
         assert g.status == "finished" and g.result.details["claims"] == [1, 0, 0]
         assert g.result.points == [5, 2.5, 2.5]
+
+
+def group_swaps(value: int):
+    """Groups of 3 and 4 with one or two jokers at every place, and every swap of one or two
+    missing colours: (table, tiles, whether Rummikub / Stein accept it)."""
+    colours = "RBYK"
+    for size in (3, 4):
+        for jokers in (1, 2):
+            for present in combinations(colours, size - jokers):
+                if len(present) < 2:
+                    continue  # one real tile with jokers reads as a run
+                missing = [c for c in colours if c not in present]
+                for places in combinations(range(size), jokers):
+                    real = iter(present)
+                    laid = " ".join(
+                        "J" if i in places else f"{next(real)}{value}" for i in range(size)
+                    )
+                    for k in (1, 2):
+                        for tiles in combinations(missing, k):
+                            faces = " ".join(f"{c}{value}" for c in tiles)
+                            rummikub = size + max(0, k - jokers) <= 4
+                            stein = size - jokers + k == 4 and k >= jokers
+                            yield laid, faces, rummikub, stein
+
+
+@pytest.mark.parametrize("value", [1, 7, 13])
+def test_a_group_joker_is_freed_by_a_missing_colour_rummikub_any_stein_the_fourth(value):
+    cases = 0
+    for laid, faces, rummikub, stein in group_swaps(value):
+        for name, accepted in (("rummikub", rummikub), ("stein", stein)):
+            g = position(name, laid, f"{faces} B5 B6", "Y2", "Y3")
+            err = play(g, f"swap 1 {faces}")
+            assert (err is None) == accepted, (name, laid, faces, err and err.code)
+            cases += 1
+        for present in {p[0] for p in laid.split() if p != "J"}:
+            g = position("rummikub", laid, f"{present}{value} B5", "Y2")
+            err = play(g, f"swap 1 {present}{value}")
+            assert err is not None and err.code == "joker.wrong_piece"
+    assert cases > 100
