@@ -948,8 +948,8 @@ class TileGame(PieceGame):
         for joker in freed:  # back in the rack: a joker laid this turn is simply unplayed
             if joker in self.turn.played:
                 self.turn.played.remove(joker)
-            if self._on_table_at_start(joker):
-                self.turn.freed.append(joker)
+            if self._on_table_at_start(joker) and joker not in self.turn.freed:
+                self.turn.freed.append(joker)  # once, also when freed again from a new meld
         return [
             self._working_event(
                 seat,

@@ -842,3 +842,13 @@ def test_a_group_joker_is_freed_by_a_missing_colour_rummikub_any_stein_the_fourt
             err = play(g, f"swap 1 {present}{value}")
             assert err is not None and err.code == "joker.wrong_piece"
     assert cases > 100
+
+
+def test_a_joker_freed_twice_in_a_turn_is_one_freed_joker():
+    g = position("rummikub", "R4 J R6 | K1 K2 K3", "R5 B1 B2 B3 Y7 Y8", "Y2")
+    assert play(g, "swap 1 R5; meld B1 B2 J; swap 3 B3") is None
+    assert len(g.turn.freed) == 1
+    err = play(g, "done")
+    assert err is not None and err.code == "joker.freed_unused"
+    assert play(g, "meld Y7 Y8 J; done") is None
+    assert table(g) == ["R4 R5 R6", "K1 K2 K3", "B1 B2 B3", "Y7 Y8 J"]
