@@ -1027,3 +1027,18 @@ def test_a_card_discard_is_shown_to_everybody():
     assert discard.message("en") == "P1 discards 5H."
     assert discard.message("de") == "P1 legt 5H ab."
     assert discard.pieces == ("5H",)
+
+
+def test_a_refused_swap_names_declared_and_undeclared_meanings():
+    g = card_position("* * 9H 8D 2D 5H")
+    g.apply(0, "meld * *=9S 9H")
+    with pytest.raises(RummyError) as info:
+        g.apply(0, "swap 1 8D")
+    named = info.value.message("en").split("stands for", 1)[1]
+    assert "9S" in named and "9D" in named
+
+
+def test_a_joker_is_refused_as_typed_by_default_star():
+    with pytest.raises(RummyError) as info:
+        refuse_jokers(RUMMY, cards("5S *"))
+    assert info.value.message("en").startswith("*: ")
