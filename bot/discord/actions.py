@@ -351,8 +351,9 @@ class Actions:
         pid = await self.register(interaction)
         lang = self.lang(interaction)
         game_id = self.resolve(interaction, pid, "any")
+        aside = await self._quarantined_for_admin(interaction, lang)
         if game_id is None:
-            await self.answer(interaction, t("no_game_here", lang))
+            await self.answer(interaction, "\n".join([t("no_game_here", lang), *aside]))
             return
         record = await self.bot.store.load_game(game_id)
         seats = ", ".join(s.name for s in self.service.seats(game_id))
@@ -373,7 +374,22 @@ class Actions:
                 pool=view.pool,
                 seats=", ".join(f"{s.name} ({s.pieces})" for s in view.seats),
             )
-        await self.answer(interaction, text)
+        await self.answer(interaction, "\n".join([text, *aside]))
+
+    async def _quarantined_for_admin(
+        self, interaction: discord.Interaction, lang: str
+    ) -> list[str]:
+        """For a Manage Server member: the server's games set aside because they could not be
+        loaded or continued (issue 14), each with the reason; nothing for everybody else."""
+        perms = interaction.permissions
+        if interaction.guild is None or not (perms and perms.manage_guild):
+            return []
+        aside = await self.service.quarantined_in(str(interaction.guild.id))
+        if not aside:
+            return []
+        lines = [t("status_quarantined", lang, count=len(aside))]
+        lines += [f"- {game_id}: {reason}"[:300] for game_id, reason in sorted(aside.items())]
+        return lines[:11]
 
     async def rules(self, interaction: discord.Interaction, preset: str | None) -> None:
         """``/rummy rules``: the rules in one paragraph, ephemeral."""

@@ -114,6 +114,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Table {game} ({preset}) is waiting: {seats}. Host: {host}.",
         "Tisch {game} ({preset}) wartet: {seats}. Gastgeber: {host}.",
     ),
+    "status_quarantined": (
+        "Set aside (could not be loaded or continued; run rummy-bot verify-db): {count} game(s).",
+        "Beiseitegelegt (nicht ladbar oder fortsetzbar; rummy-bot verify-db ausführen): "
+        "{count} Spiel(e).",
+    ),
     "status_playing": (
         "Game {game} ({preset}), turn {turn}: {current} to move. Pool: {pool}. Seats: {seats}.",
         "Spiel {game} ({preset}), Zug {turn}: {current} ist dran. Vorrat: {pool}. Plätze: {seats}.",

@@ -601,6 +601,13 @@ class GameService:
         """The admin's view: every game set aside (this run or before), with the reason."""
         return dict(self._quarantined)
 
+    async def quarantined_in(self, guild_id: str) -> dict[str, str]:
+        """A server admin's view: that guild's games set aside, with the reason, as the store
+        has them (so a game set aside by an earlier run is listed too). Raises ``StoreError``
+        when the store cannot be read."""
+        rows = await self.store.quarantined(guild_id)
+        return {game_id: reason for game_id, reason, _at in rows}
+
     def _store_failed(self, exc: BaseException) -> None:
         """React to a store error: a lost owner lease stops this service (another process
         has the database now), everything else is only logged by the caller."""

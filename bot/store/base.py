@@ -204,8 +204,9 @@ class Store(ABC):
         longer loaded as unfinished. Works whatever the game's row holds."""
         raise StoreError("this store cannot quarantine games", code="unsupported")
 
-    async def quarantined(self) -> list[tuple[str, str, float]]:
-        """``(game_id, reason, at)`` of every quarantined game, oldest first."""
+    async def quarantined(self, guild_id: str | None = None) -> list[tuple[str, str, float]]:
+        """``(game_id, reason, at)`` of every quarantined game (of one guild, read from the
+        game's row without parsing it), oldest first."""
         return []
 
     async def release_quarantine(self, game_id: str, *, at: float) -> None:

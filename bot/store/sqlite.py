@@ -523,12 +523,16 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
     return row is not None
 
 
-def _read_quarantined(conn: sqlite3.Connection) -> list[tuple[str, str, float]]:
+def _read_quarantined(
+    conn: sqlite3.Connection, guild_id: str | None = None
+) -> list[tuple[str, str, float]]:
     if not _has_table(conn, "quarantine"):  # a read-only look at a version 1 database
         return []
+    where, params = ("AND g.guild_id = ? ", (guild_id,)) if guild_id is not None else ("", ())
     rows = conn.execute(
         "SELECT q.game_id, q.reason, q.at FROM quarantine AS q JOIN games AS g "
-        "ON g.id = q.game_id WHERE g.status = 'quarantined' ORDER BY q.at, q.game_id"
+        f"ON g.id = q.game_id WHERE g.status = 'quarantined' {where}ORDER BY q.at, q.game_id",
+        params,
     ).fetchall()
     return [(r[0], r[1], r[2]) for r in rows]
 
@@ -1523,8 +1527,9 @@ class SqliteStore(Store):
 
         await self._transaction(work, f"quarantining game {game_id}")
 
-    async def quarantined(self) -> list[tuple[str, str, float]]:
-        return await self._read(_read_quarantined)
+    async def quarantined(self, guild_id: str | None = None) -> list[tuple[str, str, float]]:
+        _text("guild id", guild_id, optional=True)
+        return await self._read(lambda conn: _read_quarantined(conn, guild_id))
 
     async def release_quarantine(self, game_id: str, *, at: float) -> None:
         _text("game id", game_id)
@@ -1664,8 +1669,9 @@ class StoreSnapshot:
         _text("key/value namespace", namespace)
         return await self._read(lambda c: _read_kv_items(c, namespace))
 
-    async def quarantined(self) -> list[tuple[str, str, float]]:
-        return await self._read(_read_quarantined)
+    async def quarantined(self, guild_id: str | None = None) -> list[tuple[str, str, float]]:
+        _text("guild id", guild_id, optional=True)
+        return await self._read(lambda conn: _read_quarantined(conn, guild_id))
 
     async def owner(self) -> OwnerRecord | None:
         return await self._read(_read_owner)
