@@ -157,8 +157,9 @@ def setup_cfg(files: list[str], tests: list[str], deselect: list[str]) -> str:
     lines += [f"    {f}" for f in files]
     lines += ["pytest_add_cli_args_test_selection ="]
     lines += [f"    {t}" for t in tests]
-    lines += ["pytest_add_cli_args ="]
+    lines += ["pytest_add_cli_args =", "    -p", "    mutation_plugin"]
     lines += [f"    --deselect={t}" for t in deselect]
+    lines += ["also_copy =", "    mutation_plugin.py"]
     lines += [
         # the clean run must not fill engine.melds' lru_cache in the process mutants fork from
         "process_isolation = forkserver",
@@ -181,12 +182,28 @@ def prepare(work: Path, files: list[str], tests: list[str]) -> None:
     configure(work, files, tests)
 
 
+# engine.melds caches readings (lru_cache): a test that finds them cached never calls the mutated
+# function, so mutmut would not count it among the tests of that function. This plugin, copied into
+# the work dir and loaded with -p, empties the cache before every test.
+PLUGIN = """import pytest
+
+
+@pytest.fixture(autouse=True)
+def _fresh_meld_cache():
+    from engine import melds
+
+    melds._readings.cache_clear()
+    yield
+"""
+
+
 def configure(work: Path, files: list[str], tests: list[str]) -> None:
     """Write the work dir's mutmut config (setup.cfg) for these files and tests."""
+    (work / "mutation_plugin.py").write_text(PLUGIN, encoding="utf-8")
     # Tests that fail on the unmutated snapshot (work in progress elsewhere) cannot judge mutants.
     deselect = [f"--deselect={t}" for t in SLOW]
     clean = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rfE", *deselect, *tests],
+        [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "mutation_plugin", *deselect, *tests],
         cwd=work,
         capture_output=True,
         text=True,
