@@ -1,15 +1,18 @@
 """Mutation testing of the rules engine (issue 13): ``make mutation`` runs this.
 
-    python mutation/run.py [TARGET ...] [--work DIR] [--keep]
+    python mutation/run.py [TARGET ...] [--work DIR] [--recheck] [--report]
 
 Targets (all by default): ``melds`` (every function of engine/melds.py), ``scoring`` (every function
 of engine/scoring.py), ``tiles`` and ``cards`` (only the rule checks of engine/tiles.py and
 engine/cards.py, listed in :data:`TARGETS`). mutmut 3 mutates a snapshot of the sources copied into a
-work directory (default ``mutation/work``, git-ignored), so the repository itself is never touched and
-edits made while a run is under way do not disturb it. Each mutant runs only the tests, out of the fast
-rule tests in :data:`TESTS`, that execute the mutated function. The script ends with a table per
-target: mutants total / killed / survived / timeout / no tests / other, and the share killed, and it
-lists every surviving mutant (inspect one with ``cd mutation/work && mutmut show NAME``).
+work directory (``mutation/work/TARGET``, git-ignored; ``--work DIR`` runs the targets together
+there), so the repository itself is never touched and edits made while a run is under way do not
+disturb it. Each mutant runs only the tests, out of the fast rule tests (:data:`TESTS`,
+:data:`TESTS_FOR`), that execute the mutated function. ``--recheck`` keeps the snapshot and runs the
+mutants not killed again with the current tests. The script ends with a table per target: mutants
+total / killed / survived / timeout / no tests / not checked / other and the share killed, and lists
+every mutant not killed (``cd mutation/work/TARGET && mutmut show NAME``). mutation/SURVIVORS.md has
+the last figures and why each survivor is equivalent.
 """
 
 from __future__ import annotations
