@@ -1467,7 +1467,12 @@ class CardMachine(GameMachine):
         t = g.turn
         if not t["drawn"] or t["knock_due"]:
             return
-        hand = g.faces(g.racks[seat])
+        fresh = g
+        if t["history"]:  # the message starts with reset: plan on the hand it gives back
+            fresh = g.copy()
+            fresh.apply(seat, "reset")
+        hand = fresh.faces(fresh.racks[seat])
+        t = fresh.turn
         spec = self.RULES.meld_spec
         options = [list(m) for m in candidate_card_melds(hand, spec)[:60]]
         if not options:
@@ -1488,7 +1493,7 @@ class CardMachine(GameMachine):
             must = None
         if any(f.is_joker for f in meld) and self.RULES.variant_declared_joker:
             must = None
-        prefix = "reset; " if t["history"] else ""
+        prefix = "reset; " if fresh is not g else ""
         text = f"{prefix}meld {format_faces(meld)}; discard {data.draw(st.sampled_from(choices))}"
         self.send(seat, text, must=must)
 
