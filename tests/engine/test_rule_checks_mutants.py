@@ -1042,3 +1042,30 @@ def test_a_joker_is_refused_as_typed_by_default_star():
     with pytest.raises(RummyError) as info:
         refuse_jokers(RUMMY, cards("5S *"))
     assert info.value.message("en").startswith("*: ")
+
+
+def test_an_unused_freed_joker_is_said_to_be_where_it_lies():
+    g = game("rummikub", "R4 R5 J | B7 B8 B9", "R6 B10 B11 K1")
+    g.apply(0, "swap 1 R6")
+    err = rejects(g, "done", "joker.freed_unused")
+    assert err.message("en").endswith(" (it is still on your rack).")
+    assert err.message("de").endswith(" (er liegt noch auf deiner Bank).")
+    g.apply(0, "add 2 J")
+    err = rejects(g, "done", "joker.freed_unused")
+    assert err.message("en").endswith(" (meld 2 holds no tile from your rack).")
+    assert err.message("de").endswith(" (Kombination 2 enthält keinen Stein von deiner Bank).")
+
+
+def test_a_refused_table_discard_gives_the_reason_as_one_sentence():
+    g = game("stein", "R1 R2 R3 R4 | B5 B6 B7", "R5")
+    g.apply(0, "add 1 R5")
+    err = rejects(g, "discard 1 R3", "turn.discard_breaks")
+    assert err.message("en").endswith("not enough jokers to fill it).")
+    assert err.message("de").endswith("zu wenige Joker).")
+
+
+def test_a_refused_swap_names_the_meanings_in_german_too():
+    g = game("stein", "R5 B5 J", "Y5 K5 B1")
+    err = rejects(g, "swap 1 R5", "joker.wrong_piece")
+    named = err.message("de").split("er steht für", 1)[1]
+    assert "Y5" in named and "K5" in named
