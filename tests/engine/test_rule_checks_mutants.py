@@ -1069,3 +1069,14 @@ def test_a_refused_swap_names_the_meanings_in_german_too():
     err = rejects(g, "swap 1 R5", "joker.wrong_piece")
     named = err.message("de").split("er steht für", 1)[1]
     assert "Y5" in named and "K5" in named
+    assert " or " not in named  # worded in German
+
+
+def test_a_rack_joker_swapped_back_out_is_simply_unplayed():
+    g = game("rummikub", "B9 B10 B11", "J R4 R5 R6 B1 B2 B3")
+    g.apply(0, "meld R4 R5 J")
+    g.apply(0, "swap 2 R6")  # the own joker goes back to the rack: it was never a table joker
+    g.apply(0, "meld B1 B2 B3")
+    g.apply(0, "done")
+    assert table(g) == ["B9 B10 B11", "R4 R5 R6", "B1 B2 B3"]
+    assert hand(g) == ["J"]
