@@ -478,14 +478,7 @@ def card_hint(game: CardGame, seat: int) -> CardHint:
 
 def _accepted(game: CardGame, seat: int, text: str) -> CardGame | None:
     """The game after ``text``, or None when the engine refuses it (tried on a copy)."""
-    from .errors import RummyError
-
-    probe = game.copy()
-    try:
-        probe.apply(seat, text)
-    except RummyError:
-        return None
-    return probe
+    return game.tried(seat, text)
 
 
 def _penalty(game: CardGame) -> Callable[[Face], int]:

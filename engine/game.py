@@ -134,6 +134,18 @@ class PieceGame:
     def faces(self, ids: Any) -> list[Any]:
         return [self.deck[i] for i in ids]
 
+    def tried(self, seat: int, text: str) -> Any:
+        """A copy of the game after ``seat`` typed ``text``, or None when the engine refuses it
+        (the game itself never changes): how help and computer players check a move first."""
+        from .errors import RummyError
+
+        probe = self.copy()  # type: ignore[attr-defined]
+        try:
+            probe.apply(seat, text)  # type: ignore[attr-defined]
+        except RummyError:
+            return None
+        return probe
+
     def all_piece_ids(self) -> list[int]:
         """Every committed piece: pool, discards, racks and table."""
         ids = list(self.pool) + list(self.discards)

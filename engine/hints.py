@@ -207,12 +207,7 @@ def _useful_discard(game: TileGame, seat: int) -> tuple[Face, str] | None:
 
 def accepted(game: TileGame, seat: int, text: str) -> TileGame | None:
     """A copy of the game after ``text`` typed by ``seat``, or None when the engine refuses it."""
-    probe = game.copy()
-    try:
-        probe.apply(seat, text)
-    except RummyError:
-        return None
-    return probe
+    return game.tried(seat, text)
 
 
 def _changed(game: TileGame) -> bool:

@@ -88,3 +88,15 @@ def latest_with_buttons(fake: FakeDiscord, channel_id: int) -> StoredMessage:
     ]
     assert found, "no message with game buttons"
     return found[-1]
+
+
+async def start_rummikub_with_a_bot(fake: FakeDiscord, bot: Any, user: int, channel: int) -> int:
+    """``/rummy new`` (Rummikub, one computer player) and ``/rummy start`` by ``user``; the
+    game's thread id."""
+    from tests.bot.fakediscord import option, subcommand
+
+    new = subcommand("new", option("preset", "rummikub"), option("bots", 1))
+    await slash(fake, user, channel, "rummy", [new])
+    thread = fake.threads_in(channel)[-1].id
+    await slash(fake, user, thread, "rummy", [subcommand("start")])
+    return thread

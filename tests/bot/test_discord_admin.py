@@ -7,22 +7,8 @@ import sqlite3
 from pathlib import Path
 
 from tests.bot.conftest import CHANNEL_ID, GUILD_ID, OWNER_ID, PLAYER_ID
-from tests.bot.discord_helpers import make_bot, slash
-from tests.bot.fakediscord import FakeDiscord, option, running, subcommand
-
-
-async def _new_game(fake: FakeDiscord, bot) -> str:
-    await slash(
-        fake,
-        OWNER_ID,
-        CHANNEL_ID,
-        "rummy",
-        [subcommand("new", option("preset", "rummikub"), option("bots", 1))],
-    )
-    thread = fake.threads_in(CHANNEL_ID)[-1].id
-    await slash(fake, OWNER_ID, thread, "rummy", [subcommand("start")])
-    [game_id] = bot.service.live_game_ids()
-    return game_id
+from tests.bot.discord_helpers import make_bot, slash, start_rummikub_with_a_bot
+from tests.bot.fakediscord import FakeDiscord, running, subcommand
 
 
 async def test_admin_sees_games_set_aside_after_a_restart(
@@ -32,7 +18,8 @@ async def test_admin_sees_games_set_aside_after_a_restart(
     db = tmp_path / "db.sqlite3"
     bot = make_bot(db)
     async with running(bot):
-        game_id = await _new_game(fake, bot)
+        await start_rummikub_with_a_bot(fake, bot, OWNER_ID, CHANNEL_ID)
+        [game_id] = bot.service.live_game_ids()
     # the game's row is damaged while the bot is down: its seats are no longer JSON
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE games SET seats = '[{' WHERE id = ?", (game_id,))

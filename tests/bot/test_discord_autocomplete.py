@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.bot.conftest import CHANNEL_ID, OWNER_ID
-from tests.bot.discord_helpers import make_bot, slash
-from tests.bot.fakediscord import FakeDiscord, option, running, subcommand
+from tests.bot.discord_helpers import make_bot, start_rummikub_with_a_bot
+from tests.bot.fakediscord import FakeDiscord, option, running
 
 
 async def _completions(fake: FakeDiscord, thread: int, typed: str) -> list[str]:
@@ -24,15 +24,7 @@ async def test_completion_after_every_separator(fake_discord: FakeDiscord, tmp_p
     fake = fake_discord
     bot = make_bot(tmp_path / "db.sqlite3", seed=3)
     async with running(bot):
-        await slash(
-            fake,
-            OWNER_ID,
-            CHANNEL_ID,
-            "rummy",
-            [subcommand("new", option("preset", "rummikub"), option("bots", 1))],
-        )
-        thread = fake.threads_in(CHANNEL_ID)[-1].id
-        await slash(fake, OWNER_ID, thread, "rummy", [subcommand("start")])
+        thread = await start_rummikub_with_a_bot(fake, bot, OWNER_ID, CHANNEL_ID)
         [game_id] = bot.service.live_game_ids()
         rack = bot.service.rack(game_id, str(OWNER_ID))
         letter = rack[0][0]
