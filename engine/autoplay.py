@@ -205,6 +205,15 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
     else:
         parts.append("draw")
     text = "; ".join(parts)
-    if accepts(game, seat, text):
+    plays = any(p.startswith(("meld", "add")) for p in parts)
+    if not (plays and _beyond_the_plan(game)) or accepts(game, seat, text):
         return text
     return checked_tile_turn(game, seat, parts, rng)
+
+
+def _beyond_the_plan(game) -> bool:
+    """Does the table hold what this planning does not model (a table joker, whose meaning is
+    fixed, or a claim)? Only then is the turn tried on a copy first (it costs a second apply)."""
+    return any(
+        m.claim is not None or any(game.deck[i].is_joker for i in m.ids) for m in game.turn.table
+    )
