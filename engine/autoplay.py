@@ -173,6 +173,7 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
     if melds:
         parts.append("meld " + " | ".join(format_faces(m) for m in melds))
     table = [list(m) for m in game.table_faces()] + [list(m) for m in melds]
+    fixed_jokers = not rules.joker_freed_to_hand
     if game.opened[seat]:
         own_start = len(game.table)
         by_key: dict[tuple[str, int], list[int]] = defaultdict(list)
@@ -189,6 +190,8 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
                 candidates = sorted(by_key[("group", f.rank)] + by_key[("run", f.suit)])
             for k in candidates:
                 meld = table[k]
+                if fixed_jokers and any(x.is_joker for x in meld):
+                    continue  # Rummikub: a table joker keeps its meaning; leave its meld be
                 if readings([*meld, f], spec):
                     parts.append(f"add {k + 1} {f}")
                     meld.append(f)
