@@ -14,13 +14,10 @@
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
-import os
 import random
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,6 +26,7 @@ from bot.service import ErrorReply, GameService, ManualClock, ServiceConfig, Ser
 from bot.service.replay import restore
 from bot.service.soak import verify_db, verify_game
 from bot.store import CommandWrite, SqliteStore
+from tests.bot.store_helpers import fill, tmpfs
 
 T0 = 1_700_000_000.0
 
@@ -364,31 +362,8 @@ async def test_verify_db_on_a_live_database_sees_one_snapshot(make):
 @pytest.fixture
 def tiny_disk(tmp_path: Path):
     """A real 8 MB file system (tmpfs); root only."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting needs root")
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)]).returncode:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
+    with tmpfs(tmp_path / "tiny", "8m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(directory: Path) -> Path:
-    filler = directory / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        while True:
-            try:
-                os.write(fd, b"\0" * 4096)
-            except OSError as exc:
-                assert exc.errno == errno.ENOSPC
-                break
-    finally:
-        os.close(fd)
-    return filler
 
 
 async def test_a_full_disk_is_answered_and_nothing_changes(tiny_disk: Path):

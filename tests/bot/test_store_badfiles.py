@@ -25,6 +25,7 @@ from bot.store import (
     SqliteStore,
     StoreError,
 )
+from tests.bot.store_helpers import tmpfs
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000.0
@@ -248,16 +249,8 @@ async def test_a_read_only_file_can_still_be_read_read_only(tmp_path: Path):
 @pytest.fixture
 def read_only_mount(tmp_path: Path):
     """A real read-only file system (a tmpfs remounted read-only); root only."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting needs root")
-    mount = tmp_path / "media"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)]).returncode:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
+    with tmpfs(tmp_path / "media", "4m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 async def test_a_database_on_read_only_media(read_only_mount: Path):

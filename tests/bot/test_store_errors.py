@@ -6,10 +6,7 @@ failed write leaves nothing behind, and the store works again once the cause is 
 from __future__ import annotations
 
 import asyncio
-import errno
-import os
 import sqlite3
-import subprocess
 from collections.abc import Awaitable, Callable
 from contextlib import closing
 from pathlib import Path
@@ -17,8 +14,6 @@ from pathlib import Path
 import pytest
 
 from bot.store import (
-    CommandWrite,
-    GameRecord,
     KvRow,
     PlayerRecord,
     ResultRow,
@@ -28,41 +23,9 @@ from bot.store import (
     StoreError,
     StoreInvalid,
 )
+from tests.bot.store_helpers import SEATS, T0, fill, game, tmpfs, write
 
-T0 = 1_700_000_000.0
-SEATS = (Seat("alice", "Alice"), Seat("bot:easy:1", "Computer 1", True, "easy"))
 BIG = "x" * 300_000  # more than any free space these tests leave
-
-
-def game(game_id: str = "g1", **changes) -> GameRecord:
-    base = dict(
-        id=game_id,
-        preset="rummikub",
-        rules_json='{"preset":"rummikub"}',
-        seed=7,
-        status="lobby",
-        host_id="alice",
-        created_at=T0,
-        updated_at=T0,
-        last_activity=T0,
-        seats=(Seat("alice", "Alice"),),
-    )
-    base.update(changes)
-    return GameRecord(**base)
-
-
-def write(seq: int, game_id: str = "g1", **changes) -> CommandWrite:
-    base = dict(
-        game_id=game_id,
-        seq=seq,
-        seat=0,
-        text=f"cmd {seq}",
-        at=T0 + seq,
-        deadline=T0 + seq + 120,
-        snapshot_json=f'{{"after":{seq}}}',
-    )
-    base.update(changes)
-    return CommandWrite(**base)
 
 
 async def started(store: SqliteStore, game_id: str) -> None:
@@ -133,33 +96,8 @@ async def assert_every_write_works(store: SqliteStore) -> None:
 @pytest.fixture
 def tiny_disk(tmp_path: Path):
     """A real 8 MB file system (tmpfs); root only."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting needs root")
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)]).returncode:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
+    with tmpfs(tmp_path / "tiny", "8m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(directory: Path) -> Path:
-    """Write a file until the disk is full; returns it."""
-    filler = directory / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        block = b"\0" * 4096
-        while True:
-            try:
-                os.write(fd, block)
-            except OSError as exc:
-                assert exc.errno == errno.ENOSPC
-                break
-    finally:
-        os.close(fd)
-    return filler
 
 
 async def test_a_full_disk_is_a_store_error_and_nothing_changes(tiny_disk: Path):

@@ -20,12 +20,9 @@ import pytest
 from bot.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
-    CommandWrite,
-    GameRecord,
     KvRow,
     PlayerRecord,
     ResultRow,
-    Seat,
     SqliteStore,
     StoreConflict,
     StoreError,
@@ -34,41 +31,9 @@ from bot.store import (
     open_store,
 )
 from bot.store.sqlite import MIGRATIONS
+from tests.bot.store_helpers import SEATS, T0, game, write
 
 ROOT = Path(__file__).resolve().parents[2]
-T0 = 1_700_000_000.0
-SEATS = (Seat("alice", "Alice"), Seat("bot:easy:1", "Computer 1", True, "easy"))
-
-
-def game(game_id: str = "g1", **changes) -> GameRecord:
-    base = dict(
-        id=game_id,
-        preset="rummikub",
-        rules_json='{"preset":"rummikub"}',
-        seed=7,
-        status="lobby",
-        host_id="alice",
-        created_at=T0,
-        updated_at=T0,
-        last_activity=T0,
-        seats=(Seat("alice", "Alice"),),
-    )
-    base.update(changes)
-    return GameRecord(**base)
-
-
-def write(seq: int, game_id: str = "g1", **changes) -> CommandWrite:
-    base = dict(
-        game_id=game_id,
-        seq=seq,
-        seat=0,
-        text=f"cmd {seq}",
-        at=T0 + seq,
-        deadline=T0 + seq + 120,
-        snapshot_json=f'{{"after":{seq}}}',
-    )
-    base.update(changes)
-    return CommandWrite(**base)
 
 
 async def started(store: SqliteStore, game_id: str = "g1") -> None:
