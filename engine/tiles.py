@@ -15,7 +15,6 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
 from typing import Any
 
 from .commands import Command, parse_commands
@@ -23,7 +22,6 @@ from .errors import RummyError
 from .game import Event, MeldView, PieceGame, PublicView, Result, SeatView
 from .melds import (
     Meaning,
-    MeldSpec,
     Reading,
     analyse,
     describe_meaning,
@@ -156,21 +154,6 @@ UNDOABLE = frozenset(
 player has seen the tile); ``hint`` changes nothing; ``done`` / ``discard`` end the turn."""
 
 HELP_BUDGET = 400_000  # DP states for `hint` and `place`: a few tenths of a second here
-
-
-@lru_cache(maxsize=4096)
-def _table_jokers(
-    melds: tuple[tuple[int, tuple[int, ...], tuple[Face, ...]], ...], spec: MeldSpec
-) -> tuple[tuple[int, tuple[int, Meaning | None]], ...]:
-    """(joker id, (meld index, meaning by position)) of these table melds (``_start_jokers``;
-    the committed table changes once a turn, while the rule checks ask after every command)."""
-    out = []
-    for index, ids, faces in melds:
-        found = positional_reading(faces, spec)
-        for k, i in enumerate(ids):
-            if faces[k].is_joker:
-                out.append((i, (index, meaning_at(found, k) if found else None)))
-    return tuple(out)
 
 
 class TileGame(PieceGame):
@@ -695,12 +678,15 @@ class TileGame(PieceGame):
         memo = self.__dict__.get("_start_jokers_memo")
         if memo is not None and memo[0] is self.table and memo[1] == self.turn_no:
             return dict(memo[2])
-        with_jokers = tuple(
-            (index, tuple(meld.ids), tuple(self.faces(meld.ids)))
-            for index, meld in enumerate(self.table)
-            if any(self.deck[i].is_joker for i in meld.ids)
-        )
-        found = _table_jokers(with_jokers, self.rules.meld_spec)
+        found: dict[int, tuple[int, Meaning | None]] = {}
+        for index, meld in enumerate(self.table):
+            faces = self.faces(meld.ids)
+            if not any(f.is_joker for f in faces):
+                continue
+            reading = positional_reading(faces, self.rules.meld_spec)
+            for k, i in enumerate(meld.ids):
+                if faces[k].is_joker:
+                    found[i] = (index, meaning_at(reading, k) if reading else None)
         self.__dict__["_start_jokers_memo"] = (self.table, self.turn_no, found)
         return dict(found)
 
