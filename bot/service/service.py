@@ -1808,18 +1808,27 @@ class GameService:
                 return []
             return await self._due(live, now)
 
+    async def _guarded(self, live: LiveGame, write: Awaitable[None], what: str) -> bool:
+        """A status or timer write guarded by the game's stored status and seq: True when it is
+        stored. Refused (this copy is stale): the game is reloaded from the database; another
+        store error is logged. Either way nothing changes in memory."""
+        try:
+            await write
+        except StoreConflict as exc:
+            await self._reload(live, f"{what} was refused ({exc})")
+            return False
+        except StoreError as exc:
+            self._store_failed(exc)
+            log.error("game %s: %s is not stored: %s", live.id, what, exc)
+            return False
+        return True
+
     async def _due(self, live: LiveGame, now: float) -> list[Outgoing]:
         cfg = self.config
         if live.status == "lobby":
             if cfg.lobby_expiry is not None and self._idle(live, now) >= cfg.lobby_expiry:
-                try:
-                    await self.store.set_status(live.id, "cancelled", at=now, expect="lobby")
-                except StoreConflict as exc:
-                    await self._reload(live, f"its lobby could not be closed ({exc})")
-                    return []
-                except StoreError as exc:
-                    self._store_failed(exc)
-                    log.error("lobby %s not closed: %s", live.id, exc)
+                closing = self.store.set_status(live.id, "cancelled", at=now, expect="lobby")
+                if not await self._guarded(live, closing, "closing its lobby"):
                     return []
                 live.record = dataclasses.replace(live.record, status="cancelled")
                 self._forget(live)
@@ -1854,16 +1863,10 @@ class GameService:
         seconds = live.rules.turn_seconds or 0
         remind_at = live.deadline - seconds * cfg.reminder_fraction
         if not live.reminder_sent and seconds and now >= remind_at:
-            try:
-                await self.store.set_timer(
-                    live.id, deadline=live.deadline, reminder_sent=True, seq=live.seq
-                )
-            except StoreConflict as exc:
-                await self._reload(live, f"its reminder was refused ({exc})")
-                return []
-            except StoreError as exc:
-                self._store_failed(exc)
-                log.error("reminder of game %s not stored: %s", live.id, exc)
+            marking = self.store.set_timer(
+                live.id, deadline=live.deadline, reminder_sent=True, seq=live.seq
+            )
+            if not await self._guarded(live, marking, "its reminder"):
                 return []
             live.reminder_sent = True
             info = live.seats[live.state.current]
