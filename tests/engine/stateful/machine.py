@@ -780,32 +780,29 @@ class GameMachine(RuleBasedStateMachine):
         options = ["pick"] + [f"pick {g.deck[i]}" for i in g.discards[-6:]]
         self.send(g.current, data.draw(st.sampled_from(options)))
 
+    def _send_built(self, data, build) -> None:
+        """One rule's step: draws first where the turn needs them, then the command ``build``
+        makes from the current state, sent by the seat to move (nothing when it finds none)."""
+        self._step()
+        self._ready(data)
+        text = build(data)
+        if text:
+            self.send(self.game.current, text)
+
     @precondition(lambda self: self.playing)
     @rule(data=st.data())
     def meld(self, data) -> None:
-        self._step()
-        self._ready(data)
-        text = self._meld_text(data)
-        if text:
-            self.send(self.game.current, text)
+        self._send_built(data, self._meld_text)
 
     @precondition(lambda self: self.playing)
     @rule(data=st.data())
     def add(self, data) -> None:
-        self._step()
-        self._ready(data)
-        text = self._add_text(data)
-        if text:
-            self.send(self.game.current, text)
+        self._send_built(data, self._add_text)
 
     @precondition(lambda self: self.playing)
     @rule(data=st.data())
     def swap(self, data) -> None:
-        self._step()
-        self._ready(data)
-        text = self._swap_text(data)
-        if text:
-            self.send(self.game.current, text)
+        self._send_built(data, self._swap_text)
 
     @precondition(lambda self: self.playing)
     @rule(data=st.data())
@@ -1248,11 +1245,7 @@ class TileMachine(GameMachine):
     @precondition(lambda self: self.playing)
     @rule(data=st.data())
     def place(self, data) -> None:
-        self._step()
-        self._ready(data)
-        text = self._place_text(data)
-        if text:
-            self.send(self.game.current, text)
+        self._send_built(data, self._place_text)
 
     @precondition(lambda self: self.playing)
     @rule(data=st.data())
