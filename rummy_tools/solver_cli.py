@@ -14,10 +14,10 @@ import sys
 import time
 from typing import Any
 
-from .errors import RummyError
-from .pieces import format_faces, format_melds, parse_faces, parse_melds
-from .rules import preset
-from .solver import solve
+from engine.errors import RummyError
+from engine.pieces import format_faces, format_melds, parse_faces, parse_melds
+from engine.rules import preset
+from engine.solver import solve
 
 
 def register(sub: argparse._SubParsersAction) -> None:

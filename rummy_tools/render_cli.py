@@ -17,10 +17,9 @@ from pathlib import Path
 from engine.errors import RummyError
 from engine.pieces import Face, parse_faces
 from engine.rules import preset
-
-from .rack import SORTS, render_rack
-from .samples import view_from_text
-from .table import render_table, render_table_with_rack
+from rendering.rack import SORTS, render_rack
+from rendering.samples import view_from_text
+from rendering.table import render_table, render_table_with_rack
 
 
 def register(sub: argparse._SubParsersAction) -> None:

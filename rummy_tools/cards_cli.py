@@ -1,5 +1,5 @@
 """Card-game parts of the ``rummy`` tool: ``rummy settle`` and the card halves of ``validate``,
-``turn`` and ``score`` (called from ``engine/cli.py``).
+``turn`` and ``score`` (called from :mod:`rummy_tools.engine_cli`).
 
 - ``rummy settle --names A,B,C,D --penalties 80,220,0,350 [--json]``
   -> ``{"pairs": [{"a": "A", "b": "B", "a_gets": 140}, ...], "balances": {"A": 330, ...}}``
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import (
+from engine.cards import (
     CardGame,
     card_error,
     card_reading,
@@ -24,9 +24,10 @@ from .cards import (
     romme_penalties,
     rummy_points,
 )
-from .errors import RummyError
-from .pieces import Face
-from .rules import RuleSet
+from engine.errors import RummyError
+from engine.pieces import Face
+from engine.rules import RuleSet
+from engine.settlement import SettlementError, settle
 
 
 def card_validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
@@ -119,8 +120,6 @@ def card_score(
 
 
 def cmd_settle(args: argparse.Namespace) -> int:
-    from .settlement import SettlementError, settle  # written alongside; imported lazily
-
     names = [n.strip() for n in args.names.split(",") if n.strip()]
     try:
         penalties = [int(p) for p in args.penalties.split(",")]

@@ -23,15 +23,18 @@ import json
 import sys
 from typing import Any
 
-from .commands import first_verb, parse_commands
-from .errors import RummyError
-from .game import Event
-from .hints import hint_command
-from .melds import analyse
-from .pieces import format_faces, parse_faces, split_melds
-from .rules import PRESETS, RuleSet, preset
-from .scoring import score_tile_game
-from .tiles import TileGame
+from engine.cards import card_error
+from engine.commands import first_verb, parse_commands
+from engine.errors import RummyError
+from engine.game import Event
+from engine.hints import hint_command
+from engine.melds import analyse
+from engine.pieces import format_faces, parse_faces, split_melds
+from engine.rules import PRESETS, RuleSet, preset
+from engine.scoring import score_tile_game
+from engine.tiles import TileGame
+
+from .cards_cli import card_score, card_turn, card_validate
 
 
 def number(x: float) -> int | float:
@@ -65,8 +68,6 @@ def validate_meld(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]
     """One meld: ``{"valid", "kind", "value", "reason", "pieces"}`` (``pieces``: the meld in
     order, as read). Card melds are read with the card game's rules (``card_validate``)."""
     if rules.family == "card":
-        from .cards_cli import card_validate
-
         data = card_validate(rules, text, lang)
         if data["valid"]:
             data["pieces"] = format_faces(parse_faces(text, "card"))
@@ -93,8 +94,6 @@ def validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
     if not parts:
         empty = RummyError("parse.empty")
         if rules.family == "card":
-            from .cards import card_error
-
             empty = card_error(empty, rules)
         return {"valid": False, "kind": None, "value": None, "reason": empty.message(lang)}
     results = [validate_meld(rules, part, lang) for part in parts]
@@ -144,8 +143,6 @@ def cmd_turn(args: argparse.Namespace) -> int:
     rules = _rules(args.rules)
     lang = args.lang
     if rules.family == "card":
-        from .cards_cli import card_turn
-
         data = card_turn(
             rules,
             args.table,
@@ -277,8 +274,6 @@ def cmd_score(args: argparse.Namespace) -> int:
             )
         winner = empties[0] if empties else None
         if rules.family == "card":
-            from .cards_cli import card_score
-
             points = card_score(rules, lefts, args.rummy)
         else:
             claims = [int(x) for x in args.claims.split(",")] if args.claims else None

@@ -1,4 +1,4 @@
-"""The ``rummy solve`` command (engine.solver_cli): output contract and exit codes."""
+"""The ``rummy solve`` command (rummy_tools.solver_cli): output contract and exit codes."""
 
 from __future__ import annotations
 

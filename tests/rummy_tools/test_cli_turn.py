@@ -7,8 +7,8 @@ import json
 import pytest
 
 from bot.rummy_cli import main
-from engine.cli import tile_turn
 from engine.rules import preset
+from rummy_tools.engine_cli import tile_turn
 
 
 def run(capsys, *argv: str) -> tuple[int, str]:

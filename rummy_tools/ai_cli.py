@@ -33,11 +33,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .ai import LEVELS, choose_move
-from .errors import RummyError
-from .game import new_game
-from .pieces import Face
-from .rules import preset
+from engine.ai import LEVELS, choose_move
+from engine.errors import RummyError
+from engine.game import new_game
+from engine.pieces import Face
+from engine.rules import preset
 
 
 def play_game(rules, levels: Sequence[str], seed: int, max_calls: int = 20000) -> dict[str, Any]:
@@ -144,10 +144,6 @@ def _num(x: float) -> int | float:
 # ------------------------------------------------------------------------------------ stats
 
 
-def _wrap(r: int) -> int:
-    return (r - 1) % 13 + 1
-
-
 def natural_combinations(tiles: Sequence[Face]) -> tuple[int, int]:
     """(groups, runs) in a hand of real tiles, counted as *maximal* combinations: a group is a
     value held in three or four different colours; a run a maximal stretch of three or more
@@ -208,7 +204,7 @@ def dead_tiles(tiles: Sequence[Face]) -> int:
 def goes_out_at_once(pieces: Sequence[Face], rules) -> bool:
     """Can all pieces but one (the discard) be laid as melds from the hand alone (a
     "Hand-Rommé" on the first turn)? Exact, by the solver, after a cheap filter."""
-    from .solver import solve
+    from engine.solver import solve
 
     if dead_tiles(pieces) > 1 + sum(1 for f in pieces if f.is_joker):
         return False
