@@ -23,7 +23,7 @@ import math
 import sys
 from typing import Any
 
-from engine.ai_cli import simulate
+from rummy_tools.ai_cli import simulate
 
 TARGETS = {"strong_win_rate": 0.40, "medium_games_per_s": 20.0}
 

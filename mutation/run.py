@@ -42,7 +42,7 @@ TESTS = [
     "tests/engine/test_notation.py",
     "tests/engine/test_tile_rules.py",
     "tests/engine/test_card_rules.py",
-    "tests/engine/test_cli_turn.py",
+    "tests/rummy_tools/test_cli_turn.py",
 ]
 # Targets whose functions every game test runs get the tests aimed at them, so a mutant does not
 # run hundreds of game tests (engine/melds.py is read by every command of every game).
