@@ -14,12 +14,26 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import KW_ONLY, dataclass, field, fields
 from typing import Any
 
 from .commands import Command, parse_commands
 from .errors import RummyError
-from .game import Event, MeldView, PieceGame, PublicView, Result, SeatView
+from .game import (
+    ID_LISTS,
+    IDS,
+    TRANSIENT,
+    Event,
+    MeldView,
+    PieceGame,
+    PublicView,
+    Result,
+    SeatView,
+    optional_record,
+    or_missing,
+    records,
+    state,
+)
 from .melds import (
     Meaning,
     Reading,
@@ -156,67 +170,39 @@ player has seen the tile); ``hint`` changes nothing; ``done`` / ``discard`` end 
 HELP_BUDGET = 400_000  # DP states for `hint` and `place`: a few tenths of a second here
 
 
+@dataclass(eq=False, repr=False)
 class TileGame(PieceGame):
-    """One game of a tile preset. Build with :meth:`new` or :meth:`from_json`."""
+    """One game of a tile preset. Build with :meth:`new` or :meth:`from_json`. Its fields are
+    its whole state (saved, copied and adopted by :class:`~engine.game.PieceGame`)."""
 
-    _STATE = (
-        "pool",
-        "discards",
-        "racks",
-        "table",
-        "opened",
-        "current",
-        "start_player",
-        "turn_no",
-        "round_no",
-        "status",
-        "result",
-        "quiet",
-        "last_changed",
-        "turn",
+    rules: RuleSet = field(metadata=state(dump=RuleSet.to_dict, load=RuleSet.from_dict))
+    players: list[str] = field(metadata=IDS)
+    seed: int
+    _: KW_ONLY
+    deck: Deck = field(default=None, metadata=TRANSIENT)  # rules.deck, derived
+    pool: list[int] = field(metadata=IDS)
+    discards: list[int] = field(metadata=IDS)
+    racks: list[list[int]] = field(metadata=ID_LISTS)
+    table: list[Meld] = field(metadata=records(Meld))
+    opened: list[bool] = field(metadata=IDS)
+    current: int
+    start_player: int
+    turn_no: int = 0
+    round_no: int = 0
+    status: str = "playing"
+    result: Result | None = field(default=None, metadata=optional_record(Result))
+    quiet: int = 0
+    last_changed: list[int] = field(default_factory=list, metadata=IDS)
+    turn: Turn = field(
+        default=None, metadata=state(dump=Turn.to_dict, load=Turn.from_dict, copy=Turn.copy)
     )
+    lot: list[list[int]] = field(default_factory=list, metadata=or_missing(ID_LISTS, list))
 
-    def __init__(
-        self,
-        rules: RuleSet,
-        players: list[str],
-        seed: int,
-        *,
-        pool: list[int],
-        discards: list[int],
-        racks: list[list[int]],
-        table: list[Meld],
-        opened: list[bool],
-        current: int,
-        start_player: int,
-        turn_no: int = 0,
-        round_no: int = 0,
-        status: str = "playing",
-        result: Result | None = None,
-        quiet: int = 0,
-        last_changed: list[int] | None = None,
-        turn: Turn | None = None,
-        lot: list[list[int]] | None = None,
-    ) -> None:
-        self.rules = rules
-        self.players = players
-        self.seed = seed
-        self.deck: Deck = rules.deck(len(players))
-        self.pool = pool
-        self.discards = discards
-        self.racks = racks
-        self.table = table
-        self.opened = opened
-        self.current = current
-        self.start_player = start_player
-        self.turn_no = turn_no
-        self.round_no = round_no
-        self.status = status
-        self.result = result
-        self.quiet = quiet
-        self.last_changed = last_changed or []
-        self.turn = turn or Turn([m.copy() for m in table], list(racks[current]))
-        self.lot = lot or []
+    def __post_init__(self) -> None:
+        if self.deck is None:
+            self.deck = self.rules.deck(len(self.players))
+        if self.turn is None:  # a new game or position: the mover's turn starts now
+            self.turn = Turn([m.copy() for m in self.table], list(self.racks[self.current]))
 
     # ------------------------------------------------------------------ construction
 
@@ -333,75 +319,6 @@ class TileGame(PieceGame):
                 rng.shuffle(pool)
                 return winners[0], shown
             contenders = winners
-
-    # ------------------------------------------------------------------ serialisation
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules.to_dict(),
-            "players": self.players,
-            "seed": self.seed,
-            "pool": self.pool,
-            "discards": self.discards,
-            "racks": self.racks,
-            "table": [m.to_list() for m in self.table],
-            "opened": self.opened,
-            "current": self.current,
-            "start_player": self.start_player,
-            "turn_no": self.turn_no,
-            "round_no": self.round_no,
-            "status": self.status,
-            "result": self.result.to_dict() if self.result else None,
-            "quiet": self.quiet,
-            "last_changed": self.last_changed,
-            "turn": self.turn.to_dict(),
-            "lot": self.lot,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TileGame:
-        return cls(
-            RuleSet.from_dict(data["rules"]),
-            list(data["players"]),
-            data["seed"],
-            pool=list(data["pool"]),
-            discards=list(data["discards"]),
-            racks=[list(r) for r in data["racks"]],
-            table=[Meld.from_list(m) for m in data["table"]],
-            opened=list(data["opened"]),
-            current=data["current"],
-            start_player=data["start_player"],
-            turn_no=data["turn_no"],
-            round_no=data["round_no"],
-            status=data["status"],
-            result=Result.from_dict(data["result"]) if data["result"] else None,
-            quiet=data["quiet"],
-            last_changed=list(data["last_changed"]),
-            turn=Turn.from_dict(data["turn"]),
-            lot=[list(x) for x in data.get("lot", [])],
-        )
-
-    def copy(self) -> TileGame:
-        return TileGame(
-            self.rules,
-            list(self.players),
-            self.seed,
-            pool=list(self.pool),
-            discards=list(self.discards),
-            racks=[list(r) for r in self.racks],
-            table=[m.copy() for m in self.table],
-            opened=list(self.opened),
-            current=self.current,
-            start_player=self.start_player,
-            turn_no=self.turn_no,
-            round_no=self.round_no,
-            status=self.status,
-            result=self.result,
-            quiet=self.quiet,
-            last_changed=list(self.last_changed),
-            turn=self.turn.copy(),
-            lot=[list(x) for x in self.lot],
-        )
 
     # ------------------------------------------------------------------ what players see
 

@@ -349,7 +349,7 @@ def test_hint_keeps_table_jokers_in_their_melds_when_the_best_play_would_move_on
 )
 def test_hint_through_rummy_turn_is_accepted_typed_back(name, position, before, expected):
     """The same hints through the command-line contract (`rummy turn ... "hint"`)."""
-    from engine.cli import tile_turn
+    from rummy_tools.engine_cli import tile_turn
 
     rules = preset(name)
     asked = tile_turn(rules, *position, True, before + "hint", lang="de")
@@ -360,7 +360,7 @@ def test_hint_through_rummy_turn_is_accepted_typed_back(name, position, before, 
 
 
 def test_hint_through_rummy_turn_before_the_stein_draws():
-    from engine.cli import tile_turn
+    from rummy_tools.engine_cli import tile_turn
 
     rules = preset("stein")
     args = (rules, "R4 R5 R6", "Y1 Y2 K9 B3", True)

@@ -1,8 +1,8 @@
 """Rummikub, the 30-point tile game (RULES.md "Preset rummikub", source text 002)."""
 
-from engine.cli import tile_turn
 from engine.game import load_game, new_game
 from engine.rules import RUMMIKUB
+from rummy_tools.engine_cli import tile_turn
 
 from .helpers import game, hand, rejects, table
 
