@@ -849,7 +849,7 @@ def _card_plan(game, seat: int, level: str) -> CardPlan:
         game.faces(game.racks[seat]),
         game.table_faces(),
         game.rules.meld_spec,
-        game=game.rules.game,
+        must_open=game.rules.must_open,
         opened=game.turn["opened_at_start"],
         minimum=game.rules.opening_minimum,
         empty_hand_ok=game.empty_hand_ok,

@@ -34,8 +34,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from .melds import MeldSpec, readings
+from .card.scoring import card_penalty, romme_hand_penalty
+from .card.table import swap_position
+from .melds import MeldSpec, first_positions, rank_at, readings, span_ok
 from .pieces import Face, format_faces
+from .scoring import meld_value
 
 if TYPE_CHECKING:
     from .cards import CardGame
@@ -79,21 +82,14 @@ class CardPlan:
         return out
 
 
-def _pos_rank(mode: str, p: int) -> int:
-    if mode == "wrap":
-        return (p - 1) % 13 + 1
-    return 1 if p == 14 else p
-
-
 def _run_positions(mode: str, max_run: int) -> list[list[int]]:
-    """Every run as its list of ranks by position (length 3 .. max_run)."""
+    """Every run as its list of ranks by position (length 3 .. max_run, at most 13)."""
     out = []
-    top = 14 if mode == "ace_high" else 13
-    for start in range(1, 15 if mode == "ace_high" else 14):
+    for start in first_positions(mode):
         for length in range(3, min(max_run, 13) + 1):
-            if mode != "wrap" and start + length - 1 > top:
+            if not span_ok(mode, start, length, max_run):
                 break
-            out.append([_pos_rank(mode, start + i) for i in range(length)])
+            out.append([rank_at(mode, start + i) for i in range(length)])
     return out
 
 
@@ -139,10 +135,6 @@ def candidate_card_melds(hand: Sequence[Face], spec: MeldSpec) -> list[tuple[Fac
     return [m for m in sorted(found) if readings(m, spec)]
 
 
-def _meld_value(meld: Sequence[Face], spec: MeldSpec) -> int:
-    return readings(meld, spec)[0].value
-
-
 @dataclass(slots=True)
 class _Best:
     key: tuple[int, int] = (-1, -1)
@@ -185,7 +177,7 @@ def best_card_plan(
     most the discard (a Hand-Rommé) count."""
     hand = list(hand)
     candidates = candidate_card_melds(hand, spec)
-    values = {m: _meld_value(m, spec) for m in candidates}
+    values = {m: meld_value(m, spec) for m in candidates}
     by_card: dict[Face, list[tuple[Face, ...]]] = {}
     for m in candidates:
         for f in set(m):
@@ -349,7 +341,7 @@ def plan_for_turn(
     table: Sequence[Sequence[Face]],
     spec: MeldSpec,
     *,
-    game: str,
+    must_open: bool,
     opened: bool,
     minimum: int,
     empty_hand_ok: bool,
@@ -371,7 +363,7 @@ def plan_for_turn(
     """
     keep: Keep = "any" if empty_hand_ok else "discard"
     common = dict(fits=fits, penalty=penalty, undiscardable=undiscardable, objective=objective)
-    if game == "rummy" or opened:
+    if not must_open or opened:
         plan = best_card_plan(hand, table, spec, lay_off=True, minimum=0, keep=keep, **common)
         assert plan is not None
         return plan
@@ -419,8 +411,6 @@ def card_hint(game: CardGame, seat: int) -> CardHint:
 
     Every candidate is run on a copy of the game and only an accepted one is offered; the one
     leaving the fewest cards in hand wins (ties: fewer commands)."""
-    from .cards import romme_hand_penalty
-
     t = game.turn
     if t["knock_due"]:
         return _knock_hint(game, seat)
@@ -481,15 +471,6 @@ def _accepted(game: CardGame, seat: int, text: str) -> CardGame | None:
     return game.tried(seat, text)
 
 
-def _penalty(game: CardGame) -> Callable[[Face], int]:
-    from .cards import romme_card_penalty, rummy_card_points
-
-    if game.rules.game == "rummy":
-        return rummy_card_points
-    double = game.rules.variant_joker_double
-    return lambda f: romme_card_penalty(f, joker_double=double)
-
-
 def _undiscardable(game: CardGame) -> Face | None:
     picked = game.turn["picked"]
     return game.deck[picked] if picked is not None else None
@@ -504,13 +485,13 @@ def _plan(game: CardGame, seat: int) -> CardPlan | None:
     hand = game.faces(game.racks[seat])
     common = dict(
         fits=lambda i, cards: game.fits(i + 1, cards),
-        penalty=_penalty(game),
+        penalty=card_penalty(game.rules),
         undiscardable=_undiscardable(game),
     )
     keep: Keep = "any" if game.empty_hand_ok else "discard"
     table = game.table_faces()
     spec = rules.meld_spec
-    if rules.game == "rummy" or t["opened_at_start"]:
+    if not rules.must_open or t["opened_at_start"]:
         return best_card_plan(hand, table, spec, lay_off=True, keep=keep, **common)
     hand_romme = best_card_plan(
         hand, table, spec, lay_off=True, keep=keep, must_empty=True, **common
@@ -545,7 +526,7 @@ def _plans(game: CardGame, seat: int) -> list[tuple[list[str], str, str]]:
 def _opening_words(game: CardGame, plan: CardPlan) -> tuple[str, str]:
     """What the plan means for Rommé's opening (RULES.md ``romme`` "Opening", "Hand-Rommé")."""
     t = game.turn
-    if game.rules.game != "romme" or t["opened_at_start"] or not (plan.melds or plan.layoffs):
+    if not game.rules.must_open or t["opened_at_start"] or not (plan.melds or plan.layoffs):
         return "", ""
     if len(plan.left) <= 1:
         return (
@@ -570,7 +551,7 @@ def _discard_choice(game: CardGame, left: list[Face]) -> tuple[Face, str, str]:
         choices.remove(banned)
     if any(not f.is_joker for f in choices):
         choices = [f for f in choices if not f.is_joker]
-    penalty = _penalty(game)
+    penalty = card_penalty(game.rules)
     mode = game.rules.run_mode
     scored = sorted(set(choices), key=lambda c: (_partners(c, left, mode), -penalty(c), c))
     card = scored[0]
@@ -613,12 +594,13 @@ def _swaps(game: CardGame, seat: int) -> list[str]:
     if not game.deck.jokers():
         return []
     out = []
+    spec = game.rules.meld_spec
     hand = sorted(set(game.faces(game.racks[seat])))
     for number, meld in enumerate(game.table, 1):
         if not any(game.deck[i].is_joker for i in meld.ids):
             continue
         for card in hand:
-            if not card.is_joker and game._swap_position(meld, card) is not None:
+            if not card.is_joker and swap_position(game.deck, meld, card, spec) is not None:
                 out.append(f"swap {number} {card}")
     return out
 
@@ -627,7 +609,7 @@ def _colour_hint(
     game: CardGame, seat: int
 ) -> tuple[int, int, int, list[str], str, str, int] | None:
     """Variant f: ``done`` with 10 cards of one suit ends the game (the player scores 0)."""
-    if not (game.rules.game == "romme" and game.rules.variant_colour_romme):
+    if not (game.rules.romme_variants and game.rules.variant_colour_romme):
         return None
     suits = Counter(f.suit for f in game.faces(game.racks[seat]) if not f.is_joker)
     if not suits or max(suits.values()) < 10 or _accepted(game, seat, "done") is None:

@@ -68,15 +68,52 @@ def _error(code: str, faces: Sequence[Face], meld_no: int | None, **params) -> R
     return RummyError(code, where=where, where_de=where_de, pieces=shown, **params)
 
 
+# ---------------------------------------------------------------------- run geometry
+# The one implementation of run positions, for tiles and cards (engine.cards, engine.cardplan).
+# A run is a stretch of consecutive *positions*; position 1 is the ace (value 1) low, 2..13 the
+# values, and position 14 the ace high after the king (``ace_high``, Rommé variant c); with
+# ``wrap`` the positions go round the corner (14 is 1 again, 15 is 2, ...).
+
+
 def _rank_positions(mode: RunMode) -> int:
     return 14 if mode == "ace_high" else 13
 
 
-def _rank_at(mode: RunMode, start: int, i: int) -> int:
+def rank_at(mode: str, position: int) -> int:
+    """The value (rank) at a run position (see above): ``wrap`` 14 -> 1, 15 -> 2; otherwise
+    14 -> the ace (1)."""
     if mode == "wrap":
-        return (start - 1 + i) % 13 + 1
-    v = start + i
-    return 1 if v == 14 else v
+        return (position - 1) % 13 + 1
+    return 1 if position == 14 else position
+
+
+def first_positions(mode: str) -> range:
+    """Every position a run may start at: 1..13, or 1..14 with ``ace_high``."""
+    return range(1, 15 if mode == "ace_high" else 14)
+
+
+def span_ok(mode: str, start: int, length: int, max_run: int) -> bool:
+    """May a run of ``length`` cards start at position ``start``? At most ``max_run`` long, at
+    most 13 round the corner (``wrap``), else within positions 1..13 (1..14 with ``ace_high``)."""
+    if length > max_run:
+        return False
+    if mode == "wrap":
+        return length <= 13
+    return start >= 1 and start + length - 1 <= _rank_positions(mode)  # type: ignore[arg-type]
+
+
+def run_start(faces: Sequence[Face], mode: str, max_run: int) -> int | None:
+    """The position of the first piece of a run laid in this order (1 = ace low; 14 = ace high
+    in ``ace_high``), or None when the pieces in this order are not a run of at most 13."""
+    real = [(i, f) for i, f in enumerate(faces) if not f.is_joker]
+    if not real or len({f.suit for _, f in real}) != 1:
+        return None
+    for start in first_positions(mode):
+        if span_ok(mode, start, len(faces), max_run) and all(
+            rank_at(mode, start + i) == f.rank for i, f in real
+        ):
+            return start
+    return None
 
 
 def _run_starts(mode: RunMode, length: int) -> range:
@@ -135,7 +172,7 @@ def _run_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     real_ranks = Counter(f.rank for f in real)
     readings: list[tuple[int, Reading]] = []
     for start in _run_starts(spec.run_mode, len(faces)):
-        needed = [_rank_at(spec.run_mode, start, i) for i in range(len(faces))]
+        needed = [rank_at(spec.run_mode, start + i) for i in range(len(faces))]
         if not _run_fits(needed, real_ranks):
             continue
         stands = tuple(face_type(suit, r) for r in needed)
@@ -250,11 +287,11 @@ def _wrap_gap(real_ranks: Counter, max_run: int) -> int | None:
     cycle that holds all these real tiles (``K2..K13 K2 K3``: K1; ``K12 K13 K3``: K1)."""
     for length in range(sum(real_ranks.values()), max_run + 1):
         for start in range(1, 14):
-            needed = Counter(_rank_at("wrap", start, i) for i in range(length))
+            needed = Counter(rank_at("wrap", start + i) for i in range(length))
             if all(needed[r] >= c for r, c in real_ranks.items()):
                 left = Counter(real_ranks)
                 for i in range(length):
-                    r = _rank_at("wrap", start, i)
+                    r = rank_at("wrap", start + i)
                     if left[r] > 0:
                         left[r] -= 1
                     else:

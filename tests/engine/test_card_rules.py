@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from bot.rummy_cli import main as rummy_main
 from engine.cardplan import candidate_card_melds, card_hint
 from engine.cards import CardGame, card_reading, has_jokers
-from engine.cards_cli import card_turn, card_validate
 from engine.errors import RummyError
 from engine.game import new_game
 from engine.rules import ROMME, RUMMY
+from rummy_tools.cards_cli import card_turn, card_validate
 
 POOL = "2C 3C 4C 5C 6C 7C"
 NO_JOKERS = ROMME.with_options(pool_jokers=0)

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.autoplay import disjoint_melds
+from engine.card.table import swap_position
 from engine.cards import CardGame, romme_card_penalty, rummy_card_points
 from engine.errors import RummyError
 from engine.game import load_game
@@ -71,13 +72,16 @@ def random_turn(g: CardGame, rng: random.Random) -> None:
                 assert g.to_json() == before
     picked = g.deck[g.turn["picked"]] if g.turn["picked"] is not None else None
     opened = g.turn["opened_at_start"]
-    if g.is_romme and opened:  # free table jokers with the cards they stand for
+    if g.rules.must_open and opened:  # free table jokers with the cards they stand for
         swaps = []
         hand = list(g.rack(seat))
         for k, meld in enumerate(g.table):
             if not any(g.deck[i].is_joker for i in meld.ids):
                 continue
-            face = next((f for f in hand if g._swap_position(meld, f) is not None), None)
+            face = next(
+                (f for f in hand if swap_position(g.deck, meld, f, g.rules.meld_spec) is not None),
+                None,
+            )
             if face is not None and len(hand) > 1:
                 swaps.append(f"swap {k + 1} {face}")
                 hand.remove(face)
@@ -86,7 +90,7 @@ def random_turn(g: CardGame, rng: random.Random) -> None:
     hand = list(g.rack(seat))
     melds = disjoint_melds(hand, spec, rng)
     value = sum(readings(m, spec)[0].value for m in melds)
-    if g.is_romme and not opened and value < rules.opening_minimum:
+    if g.rules.must_open and not opened and value < rules.opening_minimum:
         melds = []
     rest = list(hand)
     for m in melds:
@@ -101,7 +105,7 @@ def random_turn(g: CardGame, rng: random.Random) -> None:
     while melds and not (discardable(rest) or (not rest and g.empty_hand_ok)):
         rest.extend(melds.pop())
     parts = ["meld " + " | ".join(format_faces(m) for m in melds)] if melds else []
-    if not g.is_romme or opened:
+    if not g.rules.must_open or opened:
         used: set[int] = set()
         table = g.table_faces()
         for face in list(rest):

@@ -7,12 +7,13 @@ import json
 import pytest
 
 from bot.rummy_cli import main as rummy_main
+from engine.card.table import stands_for
 from engine.cards import CardGame, romme_card_penalty, romme_penalties
-from engine.cards_cli import card_score, card_turn, card_validate
 from engine.errors import RummyError
 from engine.game import load_game, new_game
 from engine.pieces import Card, parse_faces
 from engine.rules import ROMME
+from rummy_tools.cards_cli import card_score, card_turn, card_validate
 
 POOL = "2C 3C 4C 5C 6C 7C"
 
@@ -180,7 +181,7 @@ def test_lay_off_on_own_and_others_melds_after_opening():
 def test_lay_off_joker_goes_to_the_high_end_first():
     g = pos("5S 6S 7S", "* 2D 3D")
     g.apply(0, "add 1 *")
-    assert g._stands_for(g.table[0])[-1] == Card.parse("8S")
+    assert stands_for(g.deck, g.table[0], g.rules.meld_spec)[-1] == Card.parse("8S")
 
 
 def test_swap_joker_for_the_card_it_stands_for_joker_to_hand():

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from engine.cards import CardGame, match_target, rummy_card_points, rummy_points
-from engine.cards_cli import card_score, card_turn, card_validate
 from engine.errors import RummyError
 from engine.game import load_game, new_game
 from engine.pieces import parse_faces
 from engine.rules import RUMMY
+from rummy_tools.cards_cli import card_score, card_turn, card_validate
 
 
 def pos(table: str, *hands: str, **kw) -> CardGame:
