@@ -1,12 +1,16 @@
-"""Rule sets: one frozen dataclass, five named presets (RULES.md).
+"""Rule sets: one frozen dataclass whose fields decide every rule the engine plays (RULES.md).
 
 Every "option" of RULES.md is a field; a host changes options with :meth:`RuleSet.with_options`,
-which validates them. Presets are frozen values and never change.
+which validates them. The structural fields (:data:`STRUCTURAL`: which game, its turn shape and its
+scoring) belong to the preset and are no options. The presets themselves are declared by the variant
+registry (``engine/variants/<name>.py``); :func:`preset` and :data:`PRESETS` ask it. Presets are
+frozen values and never change.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -14,8 +18,10 @@ from typing import Any, Literal
 from .errors import RummyError
 from .melds import MeldSpec, RunMode, Values
 from .pieces import Deck, Family
+from .variants import variant, variant_names
 
 Game = Literal["stein", "rummikub", "romme", "rummy"]
+Scoring = Literal["places", "rack_points", "penalty", "card_points"]
 FirstRoundOut = Literal["split", "equal", "normal"]
 TimeoutAction = Literal["penalty", "auto_discard", "pass"]
 
@@ -26,7 +32,7 @@ class RuleSet:
 
     preset: str
     name: str
-    game: Game
+    game: Game  # the kind of game, for people and tools; no code branches on it
     family: Family
     min_players: int
     max_players: int
@@ -79,6 +85,27 @@ class RuleSet:
     variant_joker_double: bool = False  # Rommé h)
     variant_winner_strikes: bool = False  # Rommé i)
     variant_draw_two: bool = False  # Rommé j)
+    # structural (STRUCTURAL: the preset's, not options): the turn's shape and the scoring
+    draw_first: bool = (
+        False  # tiles: the turn starts with the draws and ends with a discard (Stein)
+    )
+    start_by_lot: bool = False  # tiles: everybody draws a tile, the highest starts (Rummikub)
+    discard_pile: bool = True  # there is a discard pile (not in Rummikub)
+    # places: Stein MP/SMP by tiles left (+ claims); rack_points: Rummikub; penalty: Rommé's
+    # penalty points; card_points: classic Rummy, the winner takes the others' card points
+    scoring: Scoring = "places"
+    must_open: bool = (
+        False  # cards: no lay-off/swap before opening, which comes in one turn (Rommé)
+    )
+    melds_owned: bool = False  # cards: every table meld belongs to the seat that laid it (Rommé)
+    reshuffle_keeps_top: bool = (
+        False  # cards: the dry talon is rebuilt from all discards but the top
+    )
+    final_discard: bool = (
+        False  # cards: going out needs a final discard (Rommé; variant g lifts it)
+    )
+    romme_variants: bool = False  # cards: the Rommé variants a)-j) (variant_* fields) take effect
+    deal_range: tuple[int, int] | None = None  # cards: the hand sizes allowed (Rommé 10 to 13)
 
     @property
     def meld_spec(self) -> MeldSpec:
@@ -102,7 +129,7 @@ class RuleSet:
     def with_options(self, **options: Any) -> RuleSet:
         """A copy with options changed; unknown or nonsensical options are a ``rules.option``
         error naming the option."""
-        names = {f.name for f in dataclasses.fields(self)} - {"preset", "name", "game", "family"}
+        names = {f.name for f in dataclasses.fields(self)} - STRUCTURAL
         for key in options:
             if key not in names:
                 raise RummyError(
@@ -136,8 +163,8 @@ class RuleSet:
         out: dict[str, Any] = {"preset": self.preset}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if f.name not in ("preset", "extra") and value != getattr(base, f.name):
-                out[f.name] = [list(v) for v in value] if isinstance(value, tuple) else value
+            if f.name != "preset" and value != getattr(base, f.name):
+                out[f.name] = _listed(value)
         return out
 
     @classmethod
@@ -153,107 +180,77 @@ class RuleSet:
         return dict(self.hand_size_by_players).get(n_players, self.hand_size)
 
 
+def _listed(value: Any) -> Any:
+    """A field's JSON form: tuples (of tuples) become lists (of lists)."""
+    if isinstance(value, tuple):
+        return [list(v) if isinstance(v, tuple) else v for v in value]
+    return value
+
+
 @lru_cache(maxsize=64)
 def _deck(family: Family, copies: int, jokers: int) -> Deck:
     return Deck.build(family, copies, jokers)
 
 
-STEIN = RuleSet(
-    preset="stein",
-    name="Stein-Rummy",
-    game="stein",
-    family="tile",
-    min_players=3,
-    max_players=4,
-    hand_size=14,
-    jokers_per_player=1,
-    run_mode="wrap",
-    max_run=26,
-    draws_per_turn=2,
-    discard_picks_per_turn=1,
-    pick_any_discard=True,
-    discard_required=True,
-    joker_freed_to_hand=True,
-    group_joker_needs_fourth=True,
-    take_with_joker=True,
-    first_round_out="split",
-    timeout_action="auto_discard",
-    joker_penalty=1,
+STRUCTURAL = frozenset(
+    {
+        "preset",
+        "name",
+        "game",
+        "family",
+        "draw_first",
+        "start_by_lot",
+        "discard_pile",
+        "scoring",
+        "must_open",
+        "melds_owned",
+        "reshuffle_keeps_top",
+        "final_discard",
+        "romme_variants",
+        "deal_range",
+    }
 )
-
-STEIN_PLUS = dataclasses.replace(STEIN, preset="stein_plus", name="Stein-Rummy Plus", claims=True)
-
-RUMMIKUB = RuleSet(
-    preset="rummikub",
-    name="Rummikub (30-point opening)",
-    game="rummikub",
-    family="tile",
-    min_players=2,
-    max_players=4,
-    hand_size=14,
-    pool_jokers=4,
-    run_mode="linear",
-    max_run=13,
-    draws_per_turn=1,
-    opening_minimum=30,
-    joker_freed_to_hand=False,
-    joker_meld_no_split=True,
-    turn_seconds=120,
-    timeout_action="penalty",
-    timeout_penalty_tiles=3,
-    joker_penalty=30,
-)
-
-ROMME = RuleSet(
-    preset="romme",
-    name="Rommé",
-    game="romme",
-    family="card",
-    min_players=2,
-    max_players=6,
-    copies=2,
-    hand_size=13,
-    pool_jokers=6,
-    run_mode="wrap",
-    max_run=13,
-    meld_values="romme",
-    draws_per_turn=1,
-    discard_required=True,
-    opening_minimum=40,
-    joker_freed_to_hand=True,
-    joker_penalty=20,
-    hand_romme_double=True,
-)
-
-RUMMY = RuleSet(
-    preset="rummy",
-    name="Rummy",
-    game="rummy",
-    family="card",
-    min_players=2,
-    max_players=4,
-    copies=1,
-    hand_size=7,
-    hand_size_by_players=((2, 10), (3, 7), (4, 7)),
-    pool_jokers=0,
-    run_mode="linear",
-    max_run=13,
-    meld_values="rummy",
-    draws_per_turn=1,
-    discard_required=False,
-    upcard=True,
-    max_reshuffles=1,
-    match_target_by_players=((2, 100), (3, 150), (4, 200)),
-    rummy_bonus_double=True,
-    joker_penalty=0,
-)
-
-PRESETS: dict[str, RuleSet] = {r.preset: r for r in (STEIN, STEIN_PLUS, RUMMIKUB, ROMME, RUMMY)}
+"""The fields a preset fixes: :meth:`RuleSet.with_options` refuses them as unknown options."""
 
 
 def preset(name: str) -> RuleSet:
-    """The preset of that name, or a ``rules.unknown_preset`` error listing the choices."""
-    key = name.strip().lower().replace("-", "_")
-    if key not in PRESETS:
-        raise RummyError("rules.unknown_preset", preset=name, choices=", ".join(PRESETS))
-    return PRESETS[key]
+    """The preset of that name (any registered variant), or a ``rules.unknown_preset`` error
+    listing the choices."""
+    return variant(name).rules
+
+
+class _Presets(Mapping[str, RuleSet]):
+    """Preset name -> RuleSet of every registered variant, read live from the registry."""
+
+    def __getitem__(self, name: str) -> RuleSet:
+        if name not in variant_names():
+            raise KeyError(name)
+        return variant(name).rules
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(variant_names())
+
+    def __len__(self) -> int:
+        return len(variant_names())
+
+    def __repr__(self) -> str:
+        return f"PRESETS({', '.join(self)})"
+
+
+PRESETS: Mapping[str, RuleSet] = _Presets()
+
+_CONSTANTS = {
+    "STEIN": "stein",
+    "STEIN_PLUS": "stein_plus",
+    "RUMMIKUB": "rummikub",
+    "ROMME": "romme",
+    "RUMMY": "rummy",
+}
+
+
+def __getattr__(name: str) -> RuleSet:
+    """``engine.rules.STEIN`` ... ``RUMMY``: the built-in presets under their old names (a published
+    contract: tests and tools import them from here); they are declared in engine/variants/."""
+    if name in _CONSTANTS:
+        return preset(_CONSTANTS[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,12 +1,16 @@
-"""Scoring of a finished tile game (RULES.md: Stein MP, Stein Plus SMP + CMP, Rummikub points).
+"""Scoring of a finished tile game (RULES.md: Stein MP, Stein Plus SMP + CMP, Rummikub points),
+the one ranking (:func:`competition_ranks`) and the one opening value (:func:`opening_value`).
 
 Pure functions over plain numbers, so the league and the command-line tool use the very same code.
+Which scoring a game uses is its ``RuleSet.scoring`` (declared by its variant), never its name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from .melds import MeldSpec, readings
 from .pieces import Face
 from .rules import RuleSet
 
@@ -16,6 +20,18 @@ def competition_ranks(scores: Sequence[float], *, higher_is_better: bool = True)
     sign = -1 if higher_is_better else 1
     order = sorted(scores, key=lambda s: sign * s)
     return [order.index(s) + 1 for s in scores]
+
+
+def meld_value(faces: Sequence[Face], spec: MeldSpec) -> int:
+    """What a meld is worth toward the opening: its first reading's value, a joker counting the
+    piece it stands for (RULES.md opening); 0 when the pieces are no meld."""
+    found = readings(faces, spec)
+    return found[0].value if found else 0
+
+
+def opening_value(melds: Iterable[Sequence[Face]], spec: MeldSpec) -> int:
+    """The opening value of new melds: the sum of their :func:`meld_value`."""
+    return sum(meld_value(meld, spec) for meld in melds)
 
 
 def places_by_tiles_left(tiles_left: Sequence[int], winner: int | None) -> list[int]:
@@ -131,8 +147,9 @@ def score_tile_game(
     claims: Sequence[int] | None = None,
     first_round: bool = False,
 ) -> list[float]:
-    """The points of a finished tile game for any tile preset (what ``rummy score`` prints)."""
-    if rules.game == "rummikub":
+    """The points of a finished tile game by its ``rules.scoring`` (what ``rummy score`` prints):
+    ``rack_points`` (Rummikub) or ``places`` (Stein MP; with ``rules.claims`` Stein Plus)."""
+    if rules.scoring == "rack_points":
         values = [rack_value(left, rules.joker_penalty) for left in lefts]
         return rummikub_points(values, winner)
     tiles = [len(left) for left in lefts]
@@ -147,3 +164,23 @@ def score_tile_game(
     return stein_match_points(
         tiles, winner, first_round_out=rules.first_round_out, first_round=first_round
     )
+
+
+def tile_ranks(
+    rules: RuleSet,
+    points: Sequence[float],
+    lefts: Sequence[Sequence[Face]],
+    winner: int | None,
+) -> list[int]:
+    """The ranks of a finished tile game: by points (``rack_points``) or by place (the winner,
+    then fewest tiles left)."""
+    if rules.scoring == "rack_points":
+        return competition_ranks(points)
+    return places_by_tiles_left([len(left) for left in lefts], winner)
+
+
+def tile_details(rules: RuleSet, lefts: Sequence[Sequence[Face]]) -> dict[str, Any]:
+    """What a finished tile game's result adds per scoring: ``rack_values`` for ``rack_points``."""
+    if rules.scoring == "rack_points":
+        return {"rack_values": [rack_value(left, rules.joker_penalty) for left in lefts]}
+    return {}

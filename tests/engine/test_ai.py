@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.ai import LEVELS, choose_move
-from engine.ai_cli import dead_tiles, natural_combinations, play_game, simulate, winners
 from engine.cardplan import best_card_plan, plan_for_turn
 from engine.cards import CardGame, romme_card_penalty, rummy_card_points
 from engine.game import load_game, new_game
@@ -23,6 +22,7 @@ from engine.melds import readings
 from engine.pieces import Card, Tile, parse_faces
 from engine.rules import preset
 from engine.tiles import TileGame
+from rummy_tools.ai_cli import dead_tiles, natural_combinations, play_game, simulate, winners
 
 PRESETS = ["stein", "stein_plus", "rummikub", "romme", "rummy"]
 CARD_PRESETS = ["romme", "rummy"]
