@@ -1,10 +1,15 @@
 """The platform-neutral game service: lobby, commands, timers, computer players.
 
 See :class:`GameService`. Front ends (Discord, the terminal) call it and deliver the
-:mod:`~bot.service.outgoing` values it returns or hands to its sink.
+:mod:`~bot.service.outgoing` values it returns or hands to its sink; :mod:`bot.wiring` builds
+it with the real ports (:mod:`bot.service.ports`). The record types front ends read
+(:class:`GameRecord`, :class:`PlayerRecord`, :class:`Seat`) are the store's, re-exported here
+so front ends need not import the store.
 """
 
-from .clock import Clock, ManualClock, SystemClock
+from ..store import GameRecord, PlayerRecord, Seat
+from .clock import ManualClock, SystemClock
+from .config import ServiceConfig
 from .errors import ServiceError
 from .outgoing import (
     ErrorReply,
@@ -16,22 +21,30 @@ from .outgoing import (
     TablePicture,
     TurnPrompt,
 )
-from .players import LEVELS, BotPlayer, FallbackPlayer, computer_player
-from .service import GameService, ServiceConfig
+from .players import LEVELS, FallbackPlayer, computer_player
+from .ports import Clock, ComputerPlayer, ComputerPlayers, GameStore, LeaguePort, Renderer
+from .service import GameService
 
 __all__ = [
     "LEVELS",
-    "BotPlayer",
     "Clock",
+    "ComputerPlayer",
+    "ComputerPlayers",
     "ErrorReply",
     "FallbackPlayer",
     "GameOver",
+    "GameRecord",
     "GameService",
+    "GameStore",
+    "LeaguePort",
     "ManualClock",
     "Outgoing",
+    "PlayerRecord",
     "PrivateRack",
     "PrivateText",
     "PublicText",
+    "Renderer",
+    "Seat",
     "ServiceConfig",
     "ServiceError",
     "SystemClock",

@@ -1,7 +1,7 @@
 """Time for the service: the real clock, and a manual one for tests.
 
 Turn timers, reminders and abandonment read ``clock.now()`` (POSIX seconds) and wait with
-``await clock.sleep(seconds)``. :class:`SystemClock` is monotonic within a run. :class:`ManualClock` only moves when a test calls
+``await clock.sleep(seconds)`` (the :class:`~bot.service.ports.Clock` port). :class:`SystemClock` is monotonic within a run. :class:`ManualClock` only moves when a test calls
 :meth:`ManualClock.advance`, which also wakes every sleeper whose time has come.
 """
 
@@ -11,15 +11,6 @@ import asyncio
 import heapq
 import itertools
 import time
-from typing import Protocol
-
-
-class Clock(Protocol):
-    """What the service needs from a clock."""
-
-    def now(self) -> float: ...
-
-    async def sleep(self, seconds: float) -> None: ...
 
 
 class SystemClock:

@@ -1,12 +1,13 @@
 """Computer players as seen by the service: ``choose(state, seat) -> command text``.
 
-The real computer players live in ``engine.ai`` (``choose_move``), written separately. Until it
-exists (or when it proposes a move the engine rejects), the service uses :class:`FallbackPlayer`:
+The real computer players are ``engine.ai.choose_move`` at a level (:func:`computer_player`).
+When one proposes a move the engine rejects, the service falls back on :class:`FallbackPlayer`:
 a deliberately simple, always-legal player, clearly not meant to play well:
 
 - tile games: ``engine.autoplay.random_tile_turn`` (lay melds from the rack, lay off, then draw /
-  discard), checked on a copy of the state; if rejected, the plainest legal turn (Rummikub
-  ``draw``; Stein ``draw; draw; discard X`` with pick from the discards when the pool is dry);
+  discard), checked on a copy of the state; if rejected, the plainest legal turn (without a
+  required discard, e.g. Rummikub: ``draw``; with one, e.g. Stein: ``draw; draw; discard X``
+  with pick from the discards when the pool is dry);
 - card games: take a card and discard one (``draw; discard X``), checked on a copy.
 
 Every candidate is tried on a copy, so the fallback never hands the service an illegal move
@@ -16,26 +17,20 @@ preset's time-out action instead, so a game can never hang on a computer seat.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import logging
 import random
-from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from collections.abc import Iterator
+from typing import Any
 
+from engine.ai import LEVELS, choose_move
+from engine.autoplay import random_tile_turn
 from engine.errors import RummyError
+
+from .ports import ComputerPlayer
 
 log = logging.getLogger(__name__)
 
-LEVELS = ("easy", "medium", "strong")
-
-
-class BotPlayer(Protocol):
-    """A computer player: the command text for ``seat`` (the seat to move), or None. The
-    service applies it; when the engine rejects it, :meth:`FallbackPlayer.safe_choose` (a
-    move checked on a copy) is used instead, and failing that the preset's time-out action."""
-
-    def choose(self, state: Any, seat: int) -> str | None: ...
+__all__ = ["LEVELS", "EngineAIPlayer", "FallbackPlayer", "computer_player", "copy_state"]
 
 
 def copy_state(state: Any) -> Any:
@@ -69,15 +64,11 @@ def _faces(state: Any, seat: int) -> list[str]:
 
 def _tile_candidates(state: Any, seat: int) -> Iterator[str]:
     try:
-        from engine.autoplay import random_tile_turn
-
         yield random_tile_turn(state, seat, _rng(state, seat))
-    except ImportError:
-        pass
     except Exception:  # autoplay is a helper; its bugs only cost us this candidate
         log.exception("autoplay failed")
     rules = state.rules
-    if rules.game != "stein":
+    if not rules.discard_required:
         yield "reset; draw"
         return
     rack = _faces(state, seat)
@@ -134,32 +125,14 @@ class FallbackPlayer:
 class EngineAIPlayer:
     """``engine.ai.choose_move`` at a level (the service checks the move by applying it)."""
 
-    def __init__(self, choose_move: Callable[..., Any], level: str) -> None:
-        self._choose = choose_move
+    def __init__(self, level: str) -> None:
         self.level = level
-        try:
-            params = inspect.signature(choose_move).parameters
-        except (TypeError, ValueError):
-            params = {}
-        self._takes_level = "level" in params
 
     def choose(self, state: Any, seat: int) -> str | None:
-        if self._takes_level:
-            move = self._choose(state, seat, level=self.level)
-        else:
-            move = self._choose(state, seat)
+        move = choose_move(state, seat, level=self.level)
         return None if move is None else str(move)
 
 
-def computer_player(level: str) -> BotPlayer:
-    """The computer player for a level: ``engine.ai`` when installed, else the fallback."""
-    try:
-        ai = importlib.import_module("engine.ai")
-    except ModuleNotFoundError as exc:
-        if exc.name != "engine.ai":
-            raise
-        return FallbackPlayer()
-    choose_move = getattr(ai, "choose_move", None)
-    if choose_move is None:
-        return FallbackPlayer()
-    return EngineAIPlayer(choose_move, level)
+def computer_player(level: str) -> ComputerPlayer:
+    """The standard computer player of a level (``engine.ai``)."""
+    return EngineAIPlayer(level)

@@ -153,7 +153,7 @@ async def test_accepted_command_is_stored_then_announced(h: Harness):
     assert record.seq == 1 and [(c.seat, c.text) for c in commands] == [
         (0, "meld B9 B10 B11; done")
     ]
-    assert record.snapshot_json == s._games[game_id].state.to_json()
+    assert record.snapshot_json == s.registry.games[game_id].state.to_json()
     public = [m for m in out if isinstance(m, PublicText)]
     assert "Alice has opened." in public[0].text and "Alice hat eröffnet." in public[0].text_de
     racks = [m for m in out if isinstance(m, PrivateRack)]
@@ -174,7 +174,7 @@ async def test_accepted_command_is_stored_then_announced(h: Harness):
 async def test_rejections_change_nothing(h: Harness):
     s = h.service
     game_id = await two_player_game(s)
-    before = s._games[game_id].state.to_json()
+    before = s.registry.games[game_id].state.to_json()
     racks = (s.rack(game_id, "alice"), s.rack(game_id, "bob"))
     not_yours = only_error(await s.handle(game_id, "bob", "draw"))
     assert not_yours.to == "bob" and not_yours.text == "Du bist nicht dran: Alice ist am Zug."
@@ -198,7 +198,7 @@ async def test_rejections_change_nothing(h: Harness):
         assert reply.text and "Traceback" not in reply.text
     assert only_error(await s.handle(game_id, "carol", "draw")).code == "turn.not_seated"
     assert only_error(await s.handle("nope", "alice", "draw")).code == "game.not_found"
-    assert s._games[game_id].state.to_json() == before
+    assert s.registry.games[game_id].state.to_json() == before
     assert (s.rack(game_id, "alice"), s.rack(game_id, "bob")) == racks
     assert (await h.store.load_game(game_id)).seq == 0
     assert await h.store.commands(game_id) == []
@@ -357,7 +357,7 @@ async def test_resume_after_restart_with_its_timer(tmp_path: Path):
     await s.handle(game_id, "alice", "meld B9 B10 B11; done")
     first.clock.advance(20)
     await s.handle(game_id, "bob", "meld R1 R2")  # rejected: nothing stored
-    state = s._games[game_id].state.to_json()
+    state = s.registry.games[game_id].state.to_json()
     racks = (s.rack(game_id, "alice"), s.rack(game_id, "bob"))
     await first.close()
 
@@ -365,7 +365,7 @@ async def test_resume_after_restart_with_its_timer(tmp_path: Path):
     second.clock = first.clock  # the same time line
     s2 = await second.open()
     assert s2.status(game_id) == "playing"
-    assert s2._games[game_id].state.to_json() == state
+    assert s2.registry.games[game_id].state.to_json() == state
     assert (s2.rack(game_id, "alice"), s2.rack(game_id, "bob")) == racks
     assert s2.deadline(game_id) == T0 + 5 + 120
     second.clock.advance(101)
@@ -388,9 +388,9 @@ async def test_resume_lets_a_computer_player_go_on(tmp_path: Path):
     game_id, _ = await s.create_game("alice", "rummikub", seed=1)
     await s.add_bot(game_id, "alice", "easy")
     await s.start_game(game_id, "alice")
-    if s._games[game_id].state.current == 0:
+    if s.registry.games[game_id].state.current == 0:
         await s.handle(game_id, "alice", "draw")
-    assert s._games[game_id].state.current == 1
+    assert s.registry.games[game_id].state.current == 1
     await first.close()  # stopped while the computer was "thinking"
 
     second = Harness(path)
@@ -401,10 +401,10 @@ async def test_resume_lets_a_computer_player_go_on(tmp_path: Path):
     second.clock.advance(46)  # the pause is jittered: 0.5 to 1.5 times 30 s
     for _ in range(50):
         await asyncio.sleep(0)
-        if s2._games[game_id].state.current == 0:
+        if s2.registry.games[game_id].state.current == 0:
             break
     await s2.wait_idle()
-    assert s2._games[game_id].state.current == 0
+    assert s2.registry.games[game_id].state.current == 0
     assert (await second.store.load_game(game_id)).seq == before + 1
     await second.close()
 
@@ -466,11 +466,11 @@ async def test_a_failing_computer_player_does_not_stop_the_game(tmp_path: Path, 
 async def test_a_store_failure_is_not_acknowledged(h: Harness):
     s = h.service
     game_id = await two_player_game(s)
-    before = s._games[game_id].state.to_json()
+    before = s.registry.games[game_id].state.to_json()
     await h.store.close()
     reply = only_error(await s.handle(game_id, "alice", "draw"))
     assert reply.code == "service.store" and "not applied" in reply.text
-    assert s._games[game_id].state.to_json() == before
+    assert s.registry.games[game_id].state.to_json() == before
     await h.store.open()
     assert not errors(await s.handle(game_id, "alice", "draw"))
     assert (await h.store.load_game(game_id)).seq == 1
@@ -480,7 +480,7 @@ async def _all_bot_game(tmp_path: Path, name: str, *, worker: bool, kill_worker:
     """Play one computer-only game; returns (its command log, the worker's answers)."""
     harness = Harness(tmp_path / f"{name}.sqlite3", think_in_worker=worker)
     service = await harness.open()
-    thinker = service._thinker
+    thinker = service.computer.thinker
     assert (thinker is not None) == worker
     if thinker is not None:
         thinker.warm_up()

@@ -100,14 +100,14 @@ async def two_player_game(service: GameService, seed: int = 1, game_id: str | No
 
 
 def to_move(service: GameService, game_id: str) -> str:
-    live = service._games[game_id]
+    live = service.registry.games[game_id]
     return live.seats[live.state.current].player_id
 
 
 async def assert_memory_is_disk(service: GameService, store: SqliteStore, game_id: str) -> None:
     """The live game is exactly what the database holds (state JSON and seq)."""
     record = await store.load_game(game_id)
-    live = service._games.get(game_id)
+    live = service.registry.games.get(game_id)
     if record.status != "playing":
         assert live is None, f"{game_id}: {record.status} on disk, live in memory"
         return
@@ -153,7 +153,7 @@ async def test_random_cancellations_never_leave_memory_and_disk_apart(h: Harness
 async def test_a_refused_write_reloads_the_game(h: Harness):
     s = h.service
     game_id = await two_player_game(s)
-    live = s._games[game_id]
+    live = s.registry.games[game_id]
     # someone else writes the game behind the service's back (a stale process, a second bot)
     other = restore(await h.store.load_game(game_id), [])
     seat = other.current
@@ -166,7 +166,7 @@ async def test_a_refused_write_reloads_the_game(h: Harness):
     assert reply.code == "service.store" and "nothing changed" in reply.text
     # the stale copy is gone: memory is the database's game, and the next move saves
     await assert_memory_is_disk(s, h.store, game_id)
-    assert s._games[game_id].seq == 1
+    assert s.registry.games[game_id].seq == 1
     assert not errors(await s.handle(game_id, to_move(s, game_id), "draw"))
     assert (await h.store.load_game(game_id)).seq == 2
     await assert_memory_is_disk(s, h.store, game_id)
@@ -312,8 +312,13 @@ class FinalMoveFails(GameService):
     """A service whose result rows cannot be built (as with a snapshot that has fewer seats
     than the game): the error comes in the middle of the final move."""
 
-    def _result_rows(self, live, result, now):
-        raise IndexError("list index out of range")
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+        def result_rows(live, result, now):
+            raise IndexError("list index out of range")
+
+        self.pipeline.result_rows = result_rows
 
 
 async def test_an_error_in_the_final_move_rolls_memory_back_with_the_database(make, caplog):

@@ -93,7 +93,7 @@ class World:
         return game_id
 
     def state_json(self) -> str:
-        return self.service._games[self.game_id].state.to_json()
+        return self.service.registry.games[self.game_id].state.to_json()
 
     def close(self) -> None:
         self.run(self.service.stop())
@@ -124,7 +124,7 @@ def test_random_messages_never_raise_and_change_nothing(world: World, batch: lis
     before = world.state_json()
     seq = world.run(world.store.load_game(world.game_id)).seq
     service = world.service
-    current = service._games[world.game_id].state.current
+    current = service.registry.games[world.game_id].state.current
     mover, other = ("alice", "bob") if current == 0 else ("bob", "alice")
     for k, text in enumerate(batch):
         if k % 3 == 0:

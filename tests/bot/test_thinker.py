@@ -90,11 +90,11 @@ async def test_a_stopped_worker_stops_nobody(world):
     other, _ = await service.create_game("bob", "rummikub", {"turn_seconds": 30}, seed=4)
     await service.join(other, "carol")
     assert not errors(await service.start_game(other, "bob"))
-    thinker = service._thinker
+    thinker = service.computer.thinker
     pid = await ready(thinker)
     assert not errors(await service.start_game(game, "alice"))
     await service.wait_idle()
-    live = service._games[game]
+    live = service.registry.games[game]
     assert live.seats[live.state.current].player_id == "alice"
     seq = (await store.load_game(game)).seq
 

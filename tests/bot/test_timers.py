@@ -49,7 +49,7 @@ class Bot:
 
     async def crash(self) -> None:
         """The process dies: no clean stop of the service (its last heartbeat stays)."""
-        self.service._stopping = True
+        self.service.registry.stopping = True
         self.service = None
         await self.store.close()
         self.store = None
@@ -171,7 +171,7 @@ async def test_the_timer_loop_skips_a_busy_game_and_comes_back(bot: Bot):
     busy = await people_game(s, {"turn_seconds": 60})
     free = await people_game(s, {"turn_seconds": 60})
     bot.clock.advance(61)
-    lock = s._games[busy].lock
+    lock = s.registry.games[busy].lock
     await lock.acquire()  # e.g. a commit on its way
     try:
         out = await asyncio.wait_for(s.run_due(), 2)  # never waits for the busy game

@@ -1,0 +1,182 @@
+"""The messages the service hands to front ends (:mod:`bot.service.outgoing` values).
+
+:class:`Messages` turns what happened in a game (engine events, a new turn, the end) into
+Outgoing values, and draws the pictures through the :class:`~bot.service.ports.Renderer` port
+(the one place pictures are made) in a worker thread; a picture that fails is left out, it
+never fails a move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from engine.errors import RummyError
+from engine.game import Event
+
+from .errors import ServiceError
+from .outgoing import (
+    ErrorReply,
+    GameOver,
+    Outgoing,
+    PrivateRack,
+    PrivateText,
+    PublicText,
+    TablePicture,
+    TurnPrompt,
+)
+from .people import People
+from .ports import Renderer
+from .registry import LiveGame
+
+log = logging.getLogger(__name__)
+
+
+class Messages:
+    """Outgoing values for one game's changes, in each recipient's language."""
+
+    def __init__(self, people: People, renderer: Renderer | None, *, pictures: bool) -> None:
+        self.people = people
+        self.renderer = renderer
+        self.pictures = pictures  # the table and rack pictures that go with each change
+
+    def error(
+        self, game_id: str | None, to: str, exc: RummyError | ServiceError, lang: str
+    ) -> ErrorReply:
+        return ErrorReply(game_id, to, exc.code, exc.message(lang))
+
+    def events(self, live: LiveGame, events: list[Event], *, public: bool) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        shown = [e for e in events if not e.private]
+        if shown and public:
+            out.append(
+                PublicText(
+                    live.id,
+                    "\n".join(e.text for e in shown),
+                    "\n".join(e.text_de for e in shown),
+                )
+            )
+        private: dict[int, list[Event]] = {}
+        for event in events:
+            if event.private and event.seat is not None:
+                private.setdefault(event.seat, []).append(event)
+        for seat, items in private.items():
+            if not 0 <= seat < len(live.seats) or live.seats[seat].is_bot:
+                continue
+            to = live.seats[seat].player_id
+            lang = self.people.cached_lang(to)
+            lines = [e.message(lang) for e in items]
+            working = getattr(live.state, "working_table_text", None)
+            if (
+                working is not None
+                and live.state.status == "playing"
+                and live.state.current == seat
+                and any(e.kind not in ("drew", "hint") for e in items)
+            ):
+                title = "Dein Tisch in Arbeit:" if lang == "de" else "Your working table:"
+                lines.append(f"{title}\n{working()}")
+            out.append(PrivateText(live.id, to, "\n".join(lines)))
+        return out
+
+    async def pictures_and_racks(self, live: LiveGame, *, changed: list[int]) -> list[Outgoing]:
+        """The table picture, and the private rack of every person in ``changed``."""
+        out: list[Outgoing] = []
+        state = live.state
+        renderer = self.renderer if self.pictures else None
+        if renderer is not None:
+            view = state.public_view()
+            png = await self.render(renderer.table, view, "en")
+            if png:
+                out.append(TablePicture(live.id, png, view.turn_no))
+        for seat in changed:
+            info = live.seats[seat]
+            if info.is_bot:
+                continue
+            faces = state.rack(seat)
+            pieces = tuple(str(f) for f in faces)
+            lang = self.people.cached_lang(info.player_id)
+            label = "Deine Steine" if lang == "de" else "Your rack"
+            png = None
+            if renderer is not None:
+                png = await self.render(renderer.rack, faces, "en")
+            text = f"{label} ({len(pieces)}): {' '.join(pieces)}"
+            out.append(PrivateRack(live.id, info.player_id, seat, pieces, text, png))
+        return out
+
+    def turn_prompt(self, live: LiveGame) -> TurnPrompt:
+        seat = live.state.current
+        info = live.seats[seat]
+        return TurnPrompt(
+            live.id,
+            info.player_id,
+            seat,
+            info.name,
+            info.is_bot,
+            live.deadline,
+            f"{info.name}, it is your turn.",
+            f"{info.name}, du bist am Zug.",
+        )
+
+    def game_over(self, live: LiveGame) -> GameOver:
+        result = live.state.result
+        names = [s.name for s in live.seats]
+        order = sorted(range(len(names)), key=lambda s: (result.ranks[s], s))
+        lines = [f"{result.ranks[s]}. {names[s]}: {result.points[s]:g}" for s in order]
+        data = result.to_dict()
+        data["player_ids"] = [s.player_id for s in live.seats]
+        head_en = {"abandoned": "Game abandoned.", "ended": "Game ended."}.get(
+            result.reason, "Game over."
+        )
+        head_de = {"abandoned": "Spiel aufgegeben.", "ended": "Spiel beendet."}.get(
+            result.reason, "Spiel vorbei."
+        )
+        return GameOver(
+            live.id,
+            result.reason,
+            "\n".join([head_en, *lines]),
+            "\n".join([head_de, *lines]),
+            data,
+        )
+
+    def lobby(self, live: LiveGame, en: str, de: str) -> PublicText:
+        names = ", ".join(s.name for s in live.seats)
+        return PublicText(
+            live.id,
+            f"{en} At the table ({len(live.seats)}/{live.rules.max_players}): {names}",
+            f"{de} Am Tisch ({len(live.seats)}/{live.rules.max_players}): {names}",
+            kind="lobby",
+        )
+
+    # ------------------------------------------------------------------ pictures
+
+    async def render(self, fn: Callable[..., Any], *args: Any) -> bytes | None:
+        """Render in a worker thread; a picture failure never fails a move."""
+        try:
+            png = await asyncio.to_thread(fn, *args)
+        except Exception:
+            log.exception("rendering failed")
+            return None
+        return png if isinstance(png, bytes | bytearray) else None
+
+    async def table_picture(self, live: LiveGame, lang: str) -> bytes | None:
+        if self.renderer is None or live.state is None:
+            return None
+        return await self.render(self.renderer.table, live.state.public_view(), lang)
+
+    async def rack_picture(self, pieces: Sequence[Any], lang: str) -> bytes | None:
+        if self.renderer is None:
+            return None
+        return await self.render(self.renderer.rack, list(pieces), lang)
+
+    async def ladder_picture(
+        self, rows: Sequence[Mapping[str, Any]], *, title: str | None, lang: str
+    ) -> bytes | None:
+        if self.renderer is None:
+            return None
+
+        def draw() -> bytes | None:
+            return self.renderer.ladder(rows, title=title, lang=lang)
+
+        return await self.render(draw)
