@@ -40,10 +40,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .autoplay import accepts, checked_tile_turn, disjoint_melds, random_tile_turn
-from .cardplan import CardPlan, plan_for_turn
+from .card.scoring import card_penalty
+from .cardplan import CardPlan, candidate_card_melds, plan_for_turn
 from .errors import RummyError
-from .melds import readings
+from .melds import MeldSpec, readings
 from .pieces import Face, format_faces, parse_faces
+from .scoring import meld_value, opening_value
+from .solver import SolverBudgetExceeded, solve
 
 LEVELS = ("easy", "medium", "strong")
 
@@ -86,8 +89,6 @@ def _solve(
 ):
     """The solver's best play for the seat on its working table (others' claims fixed), or
     None when nothing can be placed; raises :class:`_TooHard` beyond :data:`AI_BUDGET`."""
-    from .solver import SolverBudgetExceeded, solve
-
     rack = game.faces(game.turn.rack) if hand is None else list(hand)
     if not rack or not _may_place_any(game, seat, rack):
         return None
@@ -114,9 +115,9 @@ def _simple_play(game, seat: int, rack: Sequence[Face]):
     rules = game.rules
     spec = rules.meld_spec
     table = [list(m) for m in game.table_faces(working=True)]
-    usable = [f for f in rack if not (game.is_stein and f.is_joker)]
+    usable = [f for f in rack if not (game.rules.draw_first and f.is_joker)]
     melds = disjoint_melds(usable, spec)
-    value = sum(readings(m, spec)[0].value for m in melds)
+    value = opening_value(melds, spec)
     if rules.opening_minimum and not game.opened[seat] and value < rules.opening_minimum:
         melds = []
     left = list(rack)
@@ -146,7 +147,7 @@ def _best_solution(game, seat: int):
     """The most tiles the seat can place now, by the solver. Rummikub: the whole rack. Stein:
     the rack without its joker (see :func:`_joker_play` for the joker); only an opening that
     needs the joker uses it (an opening is solved on the rack alone, which is fast)."""
-    if not game.is_stein:
+    if not game.rules.draw_first:
         return _solve(game, seat)
     rack = game.faces(game.turn.rack)
     real = [f for f in rack if not f.is_joker]
@@ -282,7 +283,7 @@ def _tile_move(game, seat: int, level: str, rng: random.Random) -> str:
     """The level's move, tried on a copy: where the engine refuses it (a rule the planning does
     not model, e.g. a joker's fixed meaning), the accepted part of it ends the turn instead
     (:func:`engine.autoplay.checked_tile_turn`), so a computer player's message is never refused."""
-    if game.is_stein and not game.draws_complete():
+    if game.rules.draw_first and not game.draws_complete():
         return _stein_draws(game, seat, level, rng)
     if _turn_started(game):
         try:
@@ -313,7 +314,7 @@ def _tile_plan(game, seat: int, level: str, rng: random.Random, *, fresh: bool) 
         return _strong_tile_turn(game, seat, rng)
     rack = game.faces(game.turn.rack)
     out, _table, left, deferred = _greedy_play(game, seat, rack)
-    if not game.is_stein:
+    if not game.rules.draw_first:
         return [*out, "done"] if out else ["draw"]
     if deferred:
         return out
@@ -339,7 +340,7 @@ def _greedy_play(game, seat: int, rack: list[Face]):
     except _TooHard:
         out, table, left = _simple_play(game, seat, rack)
     deferred = False
-    if game.is_stein and game.opened[seat]:
+    if game.rules.draw_first and game.opened[seat]:
         more, rest = _joker_play(table, left, game.rules.meld_spec)
         if len(rest) <= 1:  # the joker goes out only to end the game
             if more and more[0].startswith("add") and out and out[0].startswith("place"):
@@ -357,12 +358,12 @@ def _finish_tile_turn(game, seat: int, level: str, rng: random.Random) -> list[s
     if game.rules.claims and level == "strong":
         out += _claims(game, seat)
     rack = game.faces(game.turn.rack)
-    if game.is_stein and game.opened[seat] and level != "easy":
+    if game.rules.draw_first and game.opened[seat] and level != "easy":
         table = [list(m) for m in game.table_faces(working=True)]
         more, rest = _joker_play(table, rack, game.rules.meld_spec)
         if len(rest) <= 1:
             out, rack = out + more, rest
-    if not game.is_stein or not rack:
+    if not game.rules.draw_first or not rack:
         return [*out, "done"]
     if level == "strong":
         return [*out, f"discard {_hoard_discard(game, seat, rack, rng)}"]
@@ -591,7 +592,7 @@ def _strong_tile_turn(game, seat: int, rng: random.Random) -> list[str]:
     strong player lays as little as it can until it can go out at once: Rummikub
     :func:`_strong_rummikub_play`, Stein :func:`_strong_stein_play`."""
     rack = game.faces(game.turn.rack)
-    if not game.is_stein:
+    if not game.rules.draw_first:
         try:
             return _strong_rummikub_play(game, seat, rack)
         except _TooHard:
@@ -697,7 +698,7 @@ def _minimal_melds(melds: list[list[Face]], rules) -> list[list[Face]] | None:
     """The subset of ``melds`` with the fewest pieces worth at least the opening minimum (ties:
     fewer jokers, more value); None when no subset reaches it."""
     spec = rules.meld_spec
-    values = [readings(m, spec)[0].value for m in melds]
+    values = [meld_value(m, spec) for m in melds]
     best = None
     for r in range(1, len(melds) + 1):
         for combo in itertools.combinations(range(len(melds)), r):
@@ -786,8 +787,6 @@ def _stein_going_out(game, seat: int, rack: list[Face]) -> list[str] | None:
 
 def _self_sufficient(rack: Sequence[Face], rules) -> list[list[Face]]:
     """The melds of the most tiles the rack can meld on its own (solver, empty table)."""
-    from .solver import SolverBudgetExceeded, solve
-
     if len(rack) < 3:
         return []
     try:
@@ -803,15 +802,6 @@ def _is_group_of_four(meld: Sequence[Face], spec) -> bool:
 
 
 # ================================================================================ card games
-
-
-def _card_penalty(game):
-    from .cards import romme_card_penalty, rummy_card_points
-
-    if game.rules.game == "rummy":
-        return rummy_card_points
-    double = game.rules.variant_joker_double
-    return lambda f: romme_card_penalty(f, joker_double=double)
 
 
 def _card_move(game, seat: int, level: str, rng: random.Random) -> str:
@@ -832,8 +822,6 @@ def _card_move(game, seat: int, level: str, rng: random.Random) -> str:
 def _knock_meld(game, seat: int) -> str:
     """Variant a: a knocker's first command is a meld with the knocked card (never reached by
     our players, which do not knock; kept so a resumed human knock can still be finished)."""
-    from .cardplan import candidate_card_melds
-
     card = game.deck[game.knocks[seat]["open"]]
     hand = game.faces(game.racks[seat])
     for meld in candidate_card_melds(hand, game.rules.meld_spec):
@@ -844,7 +832,7 @@ def _knock_meld(game, seat: int) -> str:
 
 def _card_plan(game, seat: int, level: str) -> CardPlan:
     picked = game.turn["picked"]
-    objective = "value" if level == "strong" and game.rules.game == "romme" else "count"
+    objective = "value" if level == "strong" and game.rules.scoring == "penalty" else "count"
     return plan_for_turn(
         game.faces(game.racks[seat]),
         game.table_faces(),
@@ -854,7 +842,7 @@ def _card_plan(game, seat: int, level: str) -> CardPlan:
         minimum=game.rules.opening_minimum,
         empty_hand_ok=game.empty_hand_ok,
         fits=lambda i, cards: game.fits(i + 1, cards),
-        penalty=_card_penalty(game),
+        penalty=card_penalty(game.rules),
         undiscardable=game.deck[picked] if picked is not None else None,
         objective=objective,  # type: ignore[arg-type]
     )
@@ -875,7 +863,7 @@ def _card_draw(game, seat: int, level: str, rng: random.Random) -> str:
         return "pick"
     if _completes_cards(hand, top, game.rules.run_mode):
         return "pick"
-    opened = game.opened[seat] or game.rules.game == "rummy"
+    opened = game.opened[seat] or not game.rules.must_open
     if opened and any(game.fits(i + 1, [top]) for i in range(len(game.table))):
         return "pick"
     return "draw"
@@ -883,9 +871,6 @@ def _card_draw(game, seat: int, level: str, rng: random.Random) -> str:
 
 def _completes_cards(hand: Sequence[Face], card: Face, mode: str) -> bool:
     """Does ``card`` make a meld of three with two hand cards?"""
-    from .cardplan import candidate_card_melds
-    from .melds import MeldSpec
-
     spec = MeldSpec(mode, 13, 3, 4, "face")
     near = [f for f in hand if f.is_joker or f.rank == card.rank or f.suit == card.suit]
     return any(card in m for m in candidate_card_melds([*near, card], spec))
@@ -916,8 +901,6 @@ def _card_play(game, seat: int, level: str, rng: random.Random) -> list[str]:
 
 def _easy_card_plan(game, seat: int, rng: random.Random) -> CardPlan:
     """Easy: lay one random meld when the rules allow it now, no lay-offs."""
-    from .cardplan import candidate_card_melds
-
     hand = game.faces(game.racks[seat])
     melds = candidate_card_melds(hand, game.rules.meld_spec)
     picked = game.turn["picked"]
@@ -929,8 +912,8 @@ def _easy_card_plan(game, seat: int, rng: random.Random) -> CardPlan:
             continue
         if left and all(f == banned for f in left) and left.count(banned) == 1:
             continue
-        value = readings(meld, game.rules.meld_spec)[0].value
-        needs = game.rules.game == "romme" and not game.turn["opened_at_start"]
+        value = meld_value(meld, game.rules.meld_spec)
+        needs = game.rules.must_open and not game.turn["opened_at_start"]
         if needs and value < game.rules.opening_minimum and left:
             continue
         return CardPlan(melds=(tuple(meld),), left=tuple(left), removed=len(meld))
@@ -961,7 +944,7 @@ def _card_usefulness(card: Face, hand: Sequence[Face], mode: str) -> float:
 
 def _card_discard_by_partners(game, choices, hand, rng) -> Face:
     """Medium's discard: the card with the fewest partners; ties: the highest penalty."""
-    penalty = _card_penalty(game)
+    penalty = card_penalty(game.rules)
     mode = game.rules.run_mode
     scored = [(_card_usefulness(c, hand, mode), -penalty(c), rng.random(), c) for c in set(choices)]
     return min(scored)[3]
@@ -971,7 +954,7 @@ def _strong_card_discard(game, seat: int, choices, hand, rng) -> Face:
     """Strong's discard: a card the hand cannot use (its melds dead: the cards it needs are on
     the table or discarded), high penalty first, and never one the next player could lay off on
     the table at once."""
-    penalty = _card_penalty(game)
+    penalty = card_penalty(game.rules)
     mode = game.rules.run_mode
     seen = Counter(f for m in game.table_faces() for f in m)
     seen.update(game.faces(game.discards))

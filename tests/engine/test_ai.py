@@ -404,7 +404,7 @@ def test_card_plan_commands_are_accepted_by_the_engine():
         g.faces(g.racks[0]),
         g.table_faces(),
         g.rules.meld_spec,
-        game="rummy",
+        must_open=g.rules.must_open,
         opened=True,
         minimum=0,
         empty_hand_ok=True,
