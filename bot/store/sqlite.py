@@ -1,8 +1,10 @@
-"""The SQLite store: aiosqlite, WAL mode, ``PRAGMA user_version`` migrations, group commit.
+"""The SQLite store: the standard library's ``sqlite3`` on a thread of its own, WAL mode,
+numbered ``.sql`` migrations (:mod:`bot.store.schema`), group commit.
 
-One connection serves the whole process; an asyncio lock keeps transactions from interleaving on
-it. Accepted commands are written by a *group commit*: every :meth:`SqliteStore.append_command`
-call queues its :class:`~bot.store.records.CommandWrite` and waits; a writer on aiosqlite's thread
+One connection serves the whole process, on one thread (:class:`~bot.store.worker.Connection`):
+every read or transaction is ONE job on it, so jobs never interleave. Accepted commands are
+written by a *group commit*: every :meth:`SqliteStore.append_command` call queues its
+:class:`~bot.store.records.CommandWrite` and waits; a writer on the connection's thread
 drains the queue and commits everything queued so far in one transaction (each command still
 atomic with its own effects), so 500 concurrent games cost one fsync per batch instead of one
 per move. The writer never waits for the event loop: writes queued while a batch commits go into
@@ -45,17 +47,14 @@ import os
 import socket
 import sqlite3
 import stat
-import sys
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
-
-import aiosqlite
 
 from .base import Store, StoreConflict, StoreError, StoreInvalid, StoreLocked, StoreOwnerLost
 from .records import (
@@ -74,137 +73,18 @@ from .records import (
     seats_from_json,
     seats_to_json,
 )
+from .schema import MIGRATIONS, SCHEMA_VERSION, TABLES, migrate, statements
+from .worker import Connection
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-# Forward migrations: MIGRATIONS[i] brings user_version from i to i + 1. Never edit a published
-# entry; append a new one. Each runs statement by statement inside the opening transaction.
-MIGRATIONS: list[str] = [
-    # 1: players, games, the append-only command log, results, generic key/value data
-    """
-    CREATE TABLE players (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        locale TEXT NOT NULL DEFAULT 'en',
-        is_bot INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE TABLE games (
-        id TEXT PRIMARY KEY,
-        guild_id TEXT,
-        channel_id TEXT,
-        thread_id TEXT,
-        preset TEXT NOT NULL,
-        rules_json TEXT NOT NULL,
-        seed INTEGER NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'finished', 'cancelled')),
-        created_at REAL NOT NULL,
-        updated_at REAL NOT NULL,
-        host_id TEXT NOT NULL,
-        seats TEXT NOT NULL DEFAULT '[]',
-        deadline REAL,
-        reminder_sent INTEGER NOT NULL DEFAULT 0,
-        last_activity REAL NOT NULL,
-        snapshot_json TEXT,
-        snapshot_seq INTEGER NOT NULL DEFAULT 0,
-        seq INTEGER NOT NULL DEFAULT 0,
-        meta TEXT NOT NULL DEFAULT '{}'
-    );
-    CREATE INDEX games_status ON games (status);
-    CREATE INDEX games_channel ON games (guild_id, channel_id);
-    CREATE TABLE commands (
-        game_id TEXT NOT NULL REFERENCES games (id),
-        seq INTEGER NOT NULL,
-        seat INTEGER,
-        text TEXT NOT NULL,
-        at REAL NOT NULL,
-        PRIMARY KEY (game_id, seq)
-    ) WITHOUT ROWID;
-    CREATE TRIGGER commands_no_update BEFORE UPDATE ON commands
-    BEGIN SELECT RAISE(ABORT, 'the command log is append-only'); END;
-    CREATE TRIGGER commands_no_delete BEFORE DELETE ON commands
-    BEGIN SELECT RAISE(ABORT, 'the command log is append-only'); END;
-    CREATE TABLE results (
-        game_id TEXT NOT NULL REFERENCES games (id),
-        seat INTEGER NOT NULL,
-        player_id TEXT NOT NULL,
-        points REAL NOT NULL,
-        rank INTEGER NOT NULL,
-        winner INTEGER NOT NULL,
-        reason TEXT NOT NULL,
-        finished_at REAL NOT NULL,
-        details TEXT NOT NULL DEFAULT '{}',
-        PRIMARY KEY (game_id, seat)
-    ) WITHOUT ROWID;
-    CREATE INDEX results_player ON results (player_id);
-    CREATE TABLE kv (
-        namespace TEXT NOT NULL,
-        key TEXT NOT NULL,
-        json TEXT NOT NULL,
-        PRIMARY KEY (namespace, key)
-    ) WITHOUT ROWID;
-    """,
-    # 2: the owner lease, quarantined games (a status of their own, the reason in its table)
-    """
-    CREATE TABLE games_v2 (
-        id TEXT PRIMARY KEY,
-        guild_id TEXT,
-        channel_id TEXT,
-        thread_id TEXT,
-        preset TEXT NOT NULL,
-        rules_json TEXT NOT NULL,
-        seed INTEGER NOT NULL,
-        status TEXT NOT NULL CHECK (
-            status IN ('lobby', 'playing', 'finished', 'cancelled', 'quarantined')
-        ),
-        created_at REAL NOT NULL,
-        updated_at REAL NOT NULL,
-        host_id TEXT NOT NULL,
-        seats TEXT NOT NULL DEFAULT '[]',
-        deadline REAL,
-        reminder_sent INTEGER NOT NULL DEFAULT 0,
-        last_activity REAL NOT NULL,
-        snapshot_json TEXT,
-        snapshot_seq INTEGER NOT NULL DEFAULT 0,
-        seq INTEGER NOT NULL DEFAULT 0,
-        meta TEXT NOT NULL DEFAULT '{}'
-    );
-    INSERT INTO games_v2 SELECT * FROM games;
-    DROP TABLE games;
-    ALTER TABLE games_v2 RENAME TO games;
-    CREATE INDEX games_status ON games (status);
-    CREATE INDEX games_channel ON games (guild_id, channel_id);
-    CREATE TABLE owner (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        token TEXT NOT NULL,
-        pid INTEGER NOT NULL,
-        host TEXT NOT NULL,
-        boot TEXT,
-        started INTEGER,
-        since REAL NOT NULL,
-        heartbeat REAL NOT NULL,
-        released REAL
-    );
-    CREATE TABLE quarantine (
-        game_id TEXT PRIMARY KEY REFERENCES games (id),
-        reason TEXT NOT NULL,
-        at REAL NOT NULL,
-        previous_status TEXT NOT NULL
-    ) WITHOUT ROWID;
-    """,
-]
-
-SCHEMA_VERSION = len(MIGRATIONS)
 #: ``PRAGMA application_id`` of a rummy-bot database ("RUMB"): tells our files from others.
 APPLICATION_ID = 0x52554D42
 MAX_BATCH = 256
 LEASE_SECONDS = 30.0
 BUSY_TIMEOUT_MS = 10_000
 
-_TABLES: dict[int, frozenset[str]] = {
-    1: frozenset({"players", "games", "commands", "results", "kv"}),
-    2: frozenset({"players", "games", "commands", "results", "kv", "owner", "quarantine"}),
-}
 _MAGIC = b"SQLite format 3\x00"
 
 # SQLite's primary result codes (sqlite3.SQLITE_* from Python 3.11 on)
@@ -349,19 +229,6 @@ def _holder_text(holder: OwnerRecord, now: float) -> str:
         f"{who} since {_utc(holder.since)} (last heartbeat {max(0.0, now - holder.heartbeat):.0f}"
         " s ago)"
     )
-
-
-def _statements(script: str) -> Iterator[str]:
-    """The statements of a migration script, one by one (triggers included)."""
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                yield buffer.strip()
-            buffer = ""
-    if buffer.strip():
-        raise ValueError(f"incomplete statement in a migration: {buffer.strip()[:60]}")
 
 
 def _parse_game(row: sqlite3.Row) -> GameRecord:
@@ -603,9 +470,11 @@ class SqliteStore(Store):
         self._lost = False
         self._deep_check = False  # set by the file checks: run a quick_check at open
         self._heartbeat: asyncio.Task[None] | None = None
-        self._db: aiosqlite.Connection | None = None
+        self._db: Connection | None = None
+        # one job of the methods below at a time on the thread, so a group commit queued by
+        # append_command waits behind at most one of them (not behind every lobby write)
         self._lock = asyncio.Lock()
-        # group commit: writes queued by the event loop, drained by aiosqlite's thread
+        # group commit: writes queued by the event loop, drained by the connection's thread
         self._mutex = threading.Lock()
         self._pending: deque[tuple[CommandWrite, asyncio.Future[None]]] = deque()
         self._draining = False
@@ -653,13 +522,10 @@ class SqliteStore(Store):
         target = (
             self.path if self.memory else self._read_uri() if self.readonly else self._uri("rwc")
         )
+        db = _connection(target, uri=not self.memory, name=self.path)
         try:
-            db = await aiosqlite.connect(target, isolation_level=None, uri=not self.memory)
-        except sqlite3.Error as exc:
-            raise self._error(exc, "opening the database") from None
-        try:
-            db.row_factory = sqlite3.Row
-            await db._execute(lambda: self._prepare(db._conn))
+            await db.open()
+            await db.call(self._prepare)
         except BaseException as exc:
             await _shut(db)  # a failed open leaves no thread behind
             self._token = None
@@ -669,7 +535,6 @@ class SqliteStore(Store):
                 raise self._error(exc, "opening the database") from None
             raise
         self._db = db
-        _prompt_gil_handoff()
         if self._token is not None:
             self._heartbeat = asyncio.get_running_loop().create_task(
                 self._keep_lease(), name=f"store-lease:{self.path}"
@@ -824,8 +689,8 @@ class SqliteStore(Store):
             if self.readonly:
                 raise StoreError(f"{self.path} has no rummy-bot data yet", code="empty")
             return
-        missing = _TABLES[version] - tables
-        if missing and not tables & _TABLES[version] and app != APPLICATION_ID:
+        missing = TABLES[version] - tables
+        if missing and not tables & TABLES[version] and app != APPLICATION_ID:
             raise StoreError(
                 f"{self.path} is another program's SQLite database (user_version {version}, "
                 "none of rummy-bot's tables): check the path (DATABASE_URL / --db)",
@@ -854,8 +719,8 @@ class SqliteStore(Store):
             conn = sqlite3.connect(tmp, isolation_level=None)
             try:
                 conn.execute("BEGIN IMMEDIATE")  # rollback journal: all of it in the main file
-                for number in range(SCHEMA_VERSION):
-                    for statement in _statements(MIGRATIONS[number]):
+                for script in MIGRATIONS:
+                    for statement in statements(script):
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -889,12 +754,10 @@ class SqliteStore(Store):
         path = Path(self.path)
         if not path.is_file() or path.stat().st_size == 0:
             return
+        db = _connection(self._read_uri(), uri=True, name=f"{self.path} (probe)")
         try:
-            db = await aiosqlite.connect(self._read_uri(), isolation_level=None, uri=True)
-        except sqlite3.Error as exc:
-            raise self._error(exc, "opening the database") from None
-        try:
-            await db._execute(lambda: self._look(db._conn))
+            await db.open()
+            await db.call(self._look)
         except sqlite3.Error as exc:
             raise self._error(exc, "opening the database") from None
         finally:
@@ -938,11 +801,11 @@ class SqliteStore(Store):
             try:
                 version, app, tables = _identity(conn)  # again, now under the write lock
                 self._check_identity(version, app, tables)
-                for number in range(version, SCHEMA_VERSION):
-                    log.info("migrating %s to schema version %d", self.path, number + 1)
-                    for statement in _statements(MIGRATIONS[number]):
-                        conn.execute(statement)
-                    conn.execute(f"PRAGMA user_version = {number + 1}")
+                migrate(
+                    conn,
+                    version,
+                    on_step=lambda n: log.info("migrating %s to schema version %d", self.path, n),
+                )
                 if version < SCHEMA_VERSION and conn.execute("PRAGMA foreign_key_check").fetchone():
                     raise StoreError(
                         f"{self.path}: rows refer to missing games; restore a backup",
@@ -1055,7 +918,7 @@ class SqliteStore(Store):
         self._token = None
 
     @property
-    def _conn(self) -> aiosqlite.Connection:
+    def _conn(self) -> Connection:
         if self._db is None:
             raise StoreError(f"the store {self.path} is not open", code="closed")
         return self._db
@@ -1115,26 +978,19 @@ class SqliteStore(Store):
             )
         if primary == _NOMEM:
             return StoreError(f"{where}: {doing} failed: out of memory", code="io")
-        if isinstance(exc, ValueError) and "closed" in str(exc).lower():
+        closed = isinstance(exc, (ValueError, sqlite3.ProgrammingError))
+        if closed and "closed" in str(exc).lower():
             return StoreError(f"the store {where} is closed ({doing})", code="closed")
         return StoreError(f"{where}: {doing} failed: {type(exc).__name__}: {exc}")
 
     # ------------------------------------------------------------------ plumbing
     async def _call(self, fn: Callable[[sqlite3.Connection], _T], doing: str) -> _T:
-        """``fn(connection)`` as ONE call on aiosqlite's thread, errors made StoreErrors.
-
-        aiosqlite runs every call on its own thread; each ``await db.execute`` is a round trip
-        through the event loop, which under load waits behind every other ready task. Handing the
-        whole job over in one call (aiosqlite's ``_execute``, the primitive all its public
-        methods use) makes it cost one round trip however many statements it has."""
+        """``fn(connection)`` as ONE job on the connection's thread (however many statements
+        it runs: one hand-over to the thread and one back), errors made StoreErrors."""
         db = self._conn
-
-        def run() -> _T:
-            return fn(db._conn)  # only touched on aiosqlite's thread
-
         try:
             async with self._lock:
-                return await db._execute(run)
+                return await db.call(fn)
         except (sqlite3.Error, UnicodeEncodeError, OverflowError, ValueError) as exc:
             if isinstance(exc, StoreError):
                 raise
@@ -1145,7 +1001,7 @@ class SqliteStore(Store):
 
     async def _transaction(self, work: Callable[[sqlite3.Connection], _T], doing: str) -> _T:
         """Run ``work(connection)`` inside BEGIN IMMEDIATE ... COMMIT, after checking the owner
-        lease, as ONE call on aiosqlite's thread (rolled back if it raises)."""
+        lease, as ONE job on the connection's thread (rolled back if it raises)."""
         self._writable(doing)
         return await self._call(lambda conn: _run_transaction(conn, work, self._check_owner), doing)
 
@@ -1298,7 +1154,7 @@ class SqliteStore(Store):
             self._draining = True
         if start:
             try:
-                self._writer = self._submit(lambda: self._drain(loop))
+                self._writer = self._conn.submit(lambda conn: self._drain(conn, loop))
             except BaseException:
                 with self._mutex:
                     self._pending.clear()
@@ -1306,20 +1162,8 @@ class SqliteStore(Store):
                 raise
         await future
 
-    def _submit(self, fn: Callable[[], Any]) -> asyncio.Future[Any]:
-        """Queue ``fn`` on aiosqlite's worker thread NOW (not when a task gets round to it) and
-        return the future of its result. ``_execute`` is a coroutine: awaiting it from a task
-        would put the call on the thread's queue only when the event loop runs that task."""
-        db = self._conn
-        tx = getattr(db, "_tx", None)
-        if tx is None:  # an aiosqlite without the queue we know: one loop round trip more
-            return asyncio.ensure_future(db._execute(fn))
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        tx.put_nowait((future, fn))
-        return future
-
-    def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The group-commit writer, on aiosqlite's thread: commit everything queued, batch by
+    def _drain(self, conn: sqlite3.Connection, loop: asyncio.AbstractEventLoop) -> None:
+        """The group-commit writer, on the connection's thread: commit everything queued, batch by
         batch, until the queue is empty. Each batch's waiters are woken with ONE call into the
         event loop; writes queued while a batch commits go into the next batch without any
         round trip through the loop."""
@@ -1332,7 +1176,7 @@ class SqliteStore(Store):
                         return
                     count = min(MAX_BATCH, len(self._pending))
                     batch = [self._pending.popleft() for _ in range(count)]
-                outcomes = self._commit_writes([w for w, _ in batch])
+                outcomes = self._commit_writes(conn, [w for w, _ in batch])
                 loop.call_soon_threadsafe(_settle_batch, batch, outcomes)
                 batch = []
         except BaseException as exc:  # a bug here must not leave writers waiting for ever
@@ -1345,10 +1189,11 @@ class SqliteStore(Store):
             loop.call_soon_threadsafe(_settle_batch, stranded, [error] * len(stranded))
             raise
 
-    def _commit_writes(self, writes: list[CommandWrite]) -> list[BaseException | None]:
-        """Commit ``writes`` in one transaction (on aiosqlite's thread); when that fails, one
-        by one, so only a faulty write fails. Returns each write's StoreError or None."""
-        conn: sqlite3.Connection = self._conn._conn
+    def _commit_writes(
+        self, conn: sqlite3.Connection, writes: list[CommandWrite]
+    ) -> list[BaseException | None]:
+        """Commit ``writes`` in one transaction (on the connection's thread); when that fails,
+        one by one, so only a faulty write fails. Returns each write's StoreError or None."""
 
         def doing(write: CommandWrite) -> str:
             return f"saving command {write.seq} of game {write.game_id}"
@@ -1588,13 +1433,11 @@ class SqliteStore(Store):
         if self.memory:
             raise StoreError("a :memory: database has no snapshots", code="unsupported")
         self._conn  # noqa: B018 - the store must be open
-        try:
-            db = await aiosqlite.connect(self._read_uri(), isolation_level=None, uri=True)
-        except sqlite3.Error as exc:
-            raise self._error(exc, "opening a read snapshot") from None
+        db = _connection(self._read_uri(), uri=True, name=f"{self.path} (snapshot)")
         try:
             try:
-                await db._execute(lambda: _begin_snapshot(db._conn, self.busy_timeout_ms))
+                await db.open()
+                await db.call(lambda conn: _begin_snapshot(conn, self.busy_timeout_ms))
             except sqlite3.Error as exc:
                 raise self._error(exc, "opening a read snapshot") from None
             yield StoreSnapshot(self, db)
@@ -1603,7 +1446,6 @@ class SqliteStore(Store):
 
 
 def _begin_snapshot(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
-    conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
     conn.execute("PRAGMA query_only=ON")
     conn.execute("BEGIN")
@@ -1614,14 +1456,14 @@ class StoreSnapshot:
     """The read methods of a store, all on one read transaction (see
     :meth:`SqliteStore.snapshot`)."""
 
-    def __init__(self, store: SqliteStore, db: aiosqlite.Connection) -> None:
+    def __init__(self, store: SqliteStore, db: Connection) -> None:
         self._store = store
         self._db = db
 
     async def _read(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
         db = self._db
         try:
-            return await db._execute(lambda: fn(db._conn))
+            return await db.call(fn)
         except (sqlite3.Error, UnicodeEncodeError, OverflowError, ValueError) as exc:
             if isinstance(exc, StoreError):
                 raise
@@ -1677,31 +1519,25 @@ class StoreSnapshot:
         return await self._read(_read_owner)
 
 
-async def _shut(db: aiosqlite.Connection) -> None:
-    """Close an aiosqlite connection and end its thread, whatever happens (a thread left
-    running keeps the process from exiting)."""
+def _connection(target: str, *, uri: bool, name: str) -> Connection:
+    """A connection (not yet open) of the store: autocommit (the store says BEGIN itself), rows
+    readable by column name."""
+
+    def connect() -> sqlite3.Connection:
+        conn = sqlite3.connect(target, isolation_level=None, uri=uri)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    return Connection(connect, name=name)
+
+
+async def _shut(db: Connection) -> None:
+    """Close a connection and end its thread, whatever happens (a thread left running keeps the
+    process from exiting)."""
     try:
         await db.close()
-    except BaseException as exc:
-        db.stop()  # queue the thread's end (close_and_stop) even when close failed
-        if not isinstance(exc, Exception):
-            raise
+    except Exception as exc:  # the thread has ended all the same
         log.warning("closing the database failed: %s", exc)
-
-
-GIL_SWITCH_INTERVAL = 0.0005
-
-
-def _prompt_gil_handoff() -> None:
-    """Let aiosqlite's thread have the GIL back within 0.5 ms instead of CPython's 5 ms.
-
-    The writer thread gives the GIL up around every SQLite call (prepare, step, the fsync at
-    COMMIT) and must take it back after each; while the event loop thread is busy, CPython makes
-    it wait a whole switch interval for that. At the default 5 ms a group commit of a few
-    statements took 12 ms (median) under load and 100 ms at the 99th percentile, all of it
-    waiting for the GIL. The interval is process-wide; this only ever lowers it."""
-    if sys.getswitchinterval() > GIL_SWITCH_INTERVAL:
-        sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
 
 def _run_transaction(
