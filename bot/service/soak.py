@@ -25,12 +25,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.ai import LEVELS
 from engine.rules import preset as get_preset
 
 from ..store import GameRecord, SqliteStore, Store, StoreError
-from .players import LEVELS
+from ..wiring import open_service
+from .config import ServiceConfig
 from .replay import apply_logged, conserved, initial_state
-from .service import GameService, ServiceConfig
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +97,6 @@ async def run_soak(
             ack.write(f"{game_id}\t{seq}\t{line}\n")
             ack.flush()
 
-    store = SqliteStore(db_path, synchronous=synchronous)
-    await store.open()
     config = ServiceConfig(
         pictures=pictures,
         bot_pause=bot_pause,
@@ -105,7 +104,14 @@ async def run_soak(
         lobby_expiry=None,
         think_in_worker=think_in_worker,
     )
-    service = GameService(store, config=config, on_commit=on_commit)
+    wired = await open_service(
+        Path(db_path),
+        config=config,
+        on_commit=on_commit,
+        pictures=pictures,
+        store_options={"synchronous": synchronous},
+    )
+    store, service = wired.store, wired.service
     started = time.perf_counter()
     try:
         await service.start(run_timers=False)
@@ -140,8 +146,7 @@ async def run_soak(
         wanted = {soak_game_id(seed, i) for i in range(games)}
         finished = len(wanted & set(await store.game_ids("finished")))
     finally:
-        await service.stop()
-        await store.close()
+        await wired.close()
         if ack is not None:
             ack.close()
     return {

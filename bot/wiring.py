@@ -1,0 +1,146 @@
+"""The one place that builds the game service with its real ports.
+
+The service (:mod:`bot.service`) is written against interfaces (:mod:`bot.service.ports`);
+this module plugs in the real ones: the SQLite store (:mod:`bot.store`), the pictures of
+:mod:`rendering`, the league (:mod:`bot.league`), the system clock and the ``engine.ai``
+computer players. The Discord bot, the console, the soak and the command-line tools build
+their service here; tests may build one here too or pass their own ports to
+:class:`~bot.service.GameService`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import rendering
+from engine.game import PublicView
+
+from .service import GameService, ServiceConfig
+from .service.pipeline import CommitHook, ResultHook
+from .service.players import computer_player
+from .service.ports import Clock, ComputerPlayers, LeaguePort
+from .service.service import Sink
+from .store import SqliteStore, Store, open_store
+
+__all__ = [
+    "RenderingRenderer",
+    "Wired",
+    "build_service",
+    "engine_players",
+    "open_service",
+    "store_at",
+]
+
+engine_players: ComputerPlayers = computer_player
+"""The standard computer players (``engine.ai`` at a level); the service thinks for them in
+a worker process."""
+
+
+class RenderingRenderer:
+    """The :class:`~bot.service.ports.Renderer` port over :mod:`rendering` (PNG bytes)."""
+
+    def table(self, view: PublicView, lang: str) -> bytes | None:
+        return rendering.render_table(view, lang=lang)
+
+    def rack(self, pieces: Sequence[Any], lang: str) -> bytes | None:
+        return rendering.render_rack(pieces, lang=lang)
+
+    def ladder(
+        self, rows: Sequence[Mapping[str, Any]], *, title: str | None, lang: str
+    ) -> bytes | None:
+        return rendering.render_ladder(rows, title=title, lang=lang)
+
+
+def store_at(where: str | Path, **options: Any) -> Store:
+    """The store (not yet opened) for a database URL (``sqlite:///path``) or a file path."""
+    if isinstance(where, str) and "://" in where:
+        return open_store(where, **options)
+    return SqliteStore(where, **options)
+
+
+def build_service(
+    store: Store,
+    *,
+    config: ServiceConfig | None = None,
+    clock: Clock | None = None,
+    sink: Sink | None = None,
+    players: ComputerPlayers | None = None,
+    league: LeaguePort | None = None,
+    pictures: bool = True,
+    on_commit: CommitHook | None = None,
+    result_hooks: Sequence[ResultHook] = (),
+) -> GameService:
+    """The service over an (opened) store, with the real renderer (``pictures``: whether one
+    is plugged in at all; ``config.pictures`` decides whether moves come with pictures), the
+    ``engine.ai`` computer players unless ``players`` is given, and the league's result hook
+    when ``league`` is given."""
+    return GameService(
+        store,
+        config=config,
+        clock=clock,
+        sink=sink,
+        players=players or engine_players,
+        renderer=RenderingRenderer() if pictures else None,
+        league=league,
+        on_commit=on_commit,
+        result_hooks=result_hooks,
+    )
+
+
+@dataclass
+class Wired:
+    """An opened store, its service (not yet started) and the league (or None)."""
+
+    store: Store
+    service: GameService
+    league: Any | None = None
+
+    async def close(self) -> None:
+        """Stop the service, then close the store (committed moves stay committed)."""
+        try:
+            await self.service.stop()
+        finally:
+            await self.store.close()
+
+
+async def open_service(
+    where: str | Path,
+    *,
+    config: ServiceConfig | None = None,
+    clock: Clock | None = None,
+    sink: Sink | None = None,
+    players: ComputerPlayers | None = None,
+    league: bool = False,
+    league_count_bots: bool = True,
+    pictures: bool = True,
+    on_commit: CommitHook | None = None,
+    store_options: Mapping[str, Any] | None = None,
+) -> Wired:
+    """Open the store at ``where`` (URL or path), the league when asked (before the service:
+    its result hook needs its cache), and build the service. The caller starts it
+    (``await wired.service.start()``) and ends with ``await wired.close()``."""
+    store = store_at(where, **dict(store_options or {}))
+    await store.open()
+    try:
+        found = None
+        if league:
+            from .league.service import League
+
+            found = await League(store, count_bots=league_count_bots).open()
+        service = build_service(
+            store,
+            config=config,
+            clock=clock,
+            sink=sink,
+            players=players,
+            league=found,
+            pictures=pictures,
+            on_commit=on_commit,
+        )
+    except BaseException:
+        await store.close()
+        raise
+    return Wired(store, service, found)
