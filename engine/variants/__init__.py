@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 import functools
 import importlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,9 @@ __all__ = [
     "DEFAULT_VARIANT",
     "Ladder",
     "Variant",
+    "adopt",
     "normalise",
+    "plugins",
     "register",
     "tournament_variants",
     "unregister",
@@ -191,3 +194,18 @@ def unregister(name: str) -> None:
     if key not in registry:
         raise RummyError("rules.unknown_preset", preset=name, choices=", ".join(registry))
     del registry[key]
+
+
+def plugins() -> tuple[Variant, ...]:
+    """The registered variants beyond the built-in ones: what a worker process (which imports the
+    built-ins itself) must :func:`adopt` to play the same games."""
+    return tuple(v for v in variants() if v.name not in BUILTIN)
+
+
+def adopt(found: Iterable[Variant]) -> None:
+    """Register each of ``found`` not registered yet (in a worker process: the parent's
+    :func:`plugins`, passed to its initializer)."""
+    registry = _load_builtins()
+    for v in found:
+        if v.name not in registry:
+            register(v)
