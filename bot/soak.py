@@ -1,0 +1,155 @@
+"""Soak runs (``rummy-bot soak``): computer-only games through the full service and store.
+
+:func:`run_soak` plays computer-only games through the service built by :mod:`bot.wiring` (the
+real store, computer players and, with ``pictures``, renderer), ``concurrency`` at a time, and
+measures every command's latency through the service including its durable write.
+Game ``i`` of a run is ``soak-{seed}-{i:06d}`` with engine seed ``seed * 1_000_003 + i``, so
+running again with the same arguments on the same database resumes: unfinished games go on from
+their last committed command and missing ones are started, until ``games`` are finished.
+
+With ``ack_path`` every acknowledged command is appended there as ``game<TAB>seq<TAB>text`` right
+after its commit: the crash test compares that file with the database. The check of a database
+afterwards is :func:`bot.service.soak.verify_db` (``rummy-bot verify-db``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.ai import LEVELS
+from engine.rules import preset as get_preset
+
+from .service import ServiceConfig
+from .wiring import open_service
+
+log = logging.getLogger(__name__)
+
+SOAK_HOST = "soak-host"
+
+
+def soak_game_id(seed: int, index: int) -> str:
+    return f"soak-{seed}-{index:06d}"
+
+
+def soak_game_seed(seed: int, index: int) -> int:
+    return seed * 1_000_003 + index
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process in MiB (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100) by nearest rank; 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+async def run_soak(
+    db_path: str | Path,
+    *,
+    games: int,
+    concurrency: int,
+    preset: str = "rummikub",
+    seed: int = 1,
+    players: int | None = None,
+    level: str = "easy",
+    pictures: bool = False,
+    ack_path: str | Path | None = None,
+    synchronous: str = "full",
+    bot_pause: float = 0.0,
+    think_in_worker: bool = True,
+) -> dict[str, Any]:
+    """Play ``games`` computer-only games (resuming earlier runs); return the figures.
+
+    ``bot_pause`` is each computer player's think time: 0 measures capacity (every game always
+    wants to move, so latency is mostly queueing behind the other games' moves); a pause offers
+    a steady load and measures the latency players would see at that load. With
+    ``think_in_worker`` computer players choose their moves in a worker process
+    (:mod:`bot.service.thinker`), as in the bot."""
+    rules = get_preset(preset)
+    count = players or min(4, rules.max_players)
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}")
+    latencies: list[float] = []
+    ack = open(ack_path, "a", encoding="utf-8") if ack_path else None  # noqa: SIM115
+
+    def on_commit(game_id: str, seq: int, seat: int | None, text: str, seconds: float) -> None:
+        latencies.append(seconds)
+        if ack is not None:
+            line = text.replace("\t", " ").replace("\n", "\\n")
+            ack.write(f"{game_id}\t{seq}\t{line}\n")
+            ack.flush()
+
+    config = ServiceConfig(
+        pictures=pictures,
+        bot_pause=bot_pause,
+        abandon_after=None,
+        lobby_expiry=None,
+        think_in_worker=think_in_worker,
+    )
+    wired = await open_service(
+        Path(db_path),
+        config=config,
+        on_commit=on_commit,
+        pictures=pictures,
+        store_options={"synchronous": synchronous},
+    )
+    store, service = wired.store, wired.service
+    started = time.perf_counter()
+    try:
+        await service.start(run_timers=False)
+        finished_before = set(await store.game_ids("finished"))
+        gate = asyncio.Semaphore(max(1, concurrency))
+
+        async def one(index: int) -> None:
+            game_id = soak_game_id(seed, index)
+            if game_id in finished_before:
+                return
+            async with gate:
+                status = service.status(game_id)
+                if status is None:
+                    made, out = await service.create_game(
+                        SOAK_HOST,
+                        rules.preset,
+                        game_id=game_id,
+                        seed=soak_game_seed(seed, index),
+                        seat_host=False,
+                    )
+                    if made is None:
+                        raise RuntimeError(f"cannot create {game_id}: {out}")
+                    status = "lobby"
+                if status == "lobby":
+                    while len(service.seats(game_id)) < count:
+                        await service.add_bot(game_id, SOAK_HOST, level)
+                    await service.start_game(game_id, SOAK_HOST)
+                await service.wait_finished(game_id)
+
+        await asyncio.gather(*(one(i) for i in range(games)))
+        elapsed = time.perf_counter() - started
+        wanted = {soak_game_id(seed, i) for i in range(games)}
+        finished = len(wanted & set(await store.game_ids("finished")))
+    finally:
+        await wired.close()
+        if ack is not None:
+            ack.close()
+    return {
+        "games_finished": finished,
+        "commands": len(latencies),
+        "commands_per_s": round(len(latencies) / elapsed, 1) if elapsed > 0 else 0.0,
+        "p50_ms": round(percentile(latencies, 50) * 1000, 3),
+        "p99_ms": round(percentile(latencies, 99) * 1000, 3),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }
