@@ -14,7 +14,6 @@ channel's open lobby (``/rummy join``, ``/rummy start``) or the running game the
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 import secrets
@@ -23,10 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from engine.variants import DEFAULT_VARIANT, variant
+from i18n import lang_of, t
+
 from ..service.outgoing import ErrorReply, Outgoing
 from .delivery import Report
 from .games import GameInfo
-from .texts import lang_of, t
 from .views import COMMAND_OF
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Actions:
     async def fail(self, interaction: discord.Interaction, error: BaseException) -> None:
         """Never a traceback for people: log it, say something friendly."""
         log.error("interaction %s failed", interaction.id, exc_info=error)
-        await self.answer(interaction, t("internal", self.lang(interaction)))
+        await self.answer(interaction, t("discord.internal", self.lang(interaction)))
 
     def lang(self, interaction: discord.Interaction) -> str:
         return lang_of(interaction.locale)
@@ -98,9 +99,9 @@ class Actions:
         lang = self.lang(interaction)
         lines = [*report.errors, *report.private]
         if report.failures and not report.errors:
-            lines.append(t("delivery_failed", lang))
+            lines.append(t("discord.delivery_failed", lang))
         await self.answer(
-            interaction, "\n".join(lines) or default or t("ok", lang), files=report.files
+            interaction, "\n".join(lines) or default or t("discord.ok", lang), files=report.files
         )
 
     async def deliver(self, game_id: str, out: list[Outgoing], pid: str) -> Report:
@@ -141,7 +142,7 @@ class Actions:
         lang = self.lang(interaction)
         game_id = game_id or self.resolve(interaction, pid, "playing")
         if game_id is None:
-            await self.answer(interaction, t("no_game_here", lang))
+            await self.answer(interaction, t("discord.no_game_here", lang))
             return
         async with self.bot.delivery.lock(game_id):
             out = await self.service.handle(game_id, pid, text)
@@ -155,18 +156,26 @@ class Actions:
         lang = self.lang(interaction)
         game_id = game_id or self.resolve(interaction, pid, "playing")
         if game_id is None:
-            await self.answer(interaction, t("no_game_here", lang))
+            await self.answer(interaction, t("discord.no_game_here", lang))
             return
         if all(s.player_id != pid for s in self.service.seats(game_id)):
-            await self.answer(interaction, t("not_your_game", lang))
+            await self.answer(interaction, t("discord.not_your_game", lang))
             return
         pieces = self.service.rack(game_id, pid)
         if not pieces:
-            await self.answer(interaction, t("rack_empty", lang))
+            await self.answer(interaction, t("discord.rack_empty", lang))
             return
-        text = t("rack", lang, count=len(pieces), pieces=" ".join(pieces))
-        png = await render_rack(pieces, lang)
+        text = t("discord.rack", lang, count=len(pieces), pieces=" ".join(pieces))
+        png = await self._rack_picture(pieces, lang)
         await self.answer(interaction, text, files=[("rack.png", png)] if png else [])
+
+    async def _rack_picture(self, pieces: list[str], lang: str) -> bytes | None:
+        """The rack picture, if the service has a renderer (never fails the answer)."""
+        try:
+            return await self.service.render_rack(pieces, lang)
+        except Exception:
+            log.warning("rack picture not available", exc_info=True)
+            return None
 
     async def button(self, interaction: discord.Interaction, action: str, game_id: str) -> None:
         """A game button was clicked."""
@@ -221,11 +230,13 @@ class Actions:
         lang = self.lang(interaction)
         channel = interaction.channel
         if interaction.guild is None or not isinstance(channel, discord.TextChannel):
-            await self.answer(interaction, t("guild_only", lang))
+            await self.answer(interaction, t("discord.guild_only", lang))
             return
         pid = await self.register(interaction)
         if players is not None and bots + 1 > players:
-            await self.answer(interaction, t("too_many_players", lang, players=players, bots=bots))
+            await self.answer(
+                interaction, t("discord.too_many_players", lang, players=players, bots=bots)
+            )
             return
         config = await self.bot.league.guild_config(interaction.guild.id)
         options: dict[str, Any] = {}
@@ -252,27 +263,27 @@ class Actions:
         for _ in range(bots):
             out += await self.service.add_bot(game_id, pid, level)
         name = interaction.user.display_name
-        key = "lobby_post_seats" if players else "lobby_post"
+        key = "discord.lobby_post_seats" if players else "discord.lobby_post"
         glang = lang_of(interaction.guild_locale or interaction.guild.preferred_locale)
         lobby_text = t(key, glang, preset=preset, game=game_id, host=name, players=players)
         try:
             message = await channel.send(lobby_text)
             thread = await message.create_thread(
-                name=t("thread_name", glang, game=game_id, preset=preset)[:100]
+                name=t("discord.thread_name", glang, game=game_id, preset=preset)[:100]
             )
         except discord.HTTPException as exc:
             log.warning("cannot open the thread of game %s: %s", game_id, exc)
             await self.service.leave(game_id, pid)
-            await self.answer(interaction, t("thread_failed", lang))
+            await self.answer(interaction, t("discord.thread_failed", lang))
             return
         extra = {"thread_id": thread.id, "lobby_message_id": message.id}
         if players:
             extra["players"] = players
         info = GameInfo(game_id, preset, interaction.guild.id, channel.id, thread.id, extra)
-        await self.bot.games.remember(self.bot.store, info)
+        await self.bot.games.remember(self.service, info)
         report = await self.deliver(game_id, out, pid)
         started = await self._start_if_full(game_id)
-        text = t("started" if started else "created", lang, thread=thread.mention)
+        text = t("discord.started" if started else "discord.created", lang, thread=thread.mention)
         await self.finish(interaction, report, default=text)
 
     async def _start_if_full(self, game_id: str) -> bool:
@@ -282,7 +293,7 @@ class Actions:
         seats = self.service.seats(game_id)
         if not target or len(seats) < target or self.service.status(game_id) != "lobby":
             return False
-        record = await self.bot.store.load_game(game_id)
+        record = await self.service.game_record(game_id)
         if record is None:
             return False
         out = await self.service.start_game(game_id, record.host_id)
@@ -296,7 +307,7 @@ class Actions:
         lang = self.lang(interaction)
         game_id = self.resolve(interaction, pid, "lobby" if op != "leave" else "any")
         if game_id is None:
-            await self.answer(interaction, t("no_lobby_here", lang))
+            await self.answer(interaction, t("discord.no_lobby_here", lang))
             return
         call = {"join": self.service.join, "leave": self.service.leave}.get(
             op, self.service.start_game
@@ -312,7 +323,9 @@ class Actions:
         if op == "join":
             started = await self._start_if_full(game_id)
         key = "started" if started else {"join": "joined", "leave": "left"}.get(op, "started")
-        await self.finish(interaction, report, default=t(key, lang, game=game_id, thread=thread))
+        await self.finish(
+            interaction, report, default=t(f"discord.{key}", lang, game=game_id, thread=thread)
+        )
 
     async def abort(self, interaction: discord.Interaction) -> None:
         """``/rummy abort``: the host or a Manage Server member ends the game (unranked)."""
@@ -320,19 +333,19 @@ class Actions:
         pid = await self.register(interaction)
         lang = self.lang(interaction)
         game_id = self.resolve(interaction, pid, "any")
-        record = await self.bot.store.load_game(game_id) if game_id else None
+        record = await self.service.game_record(game_id) if game_id else None
         if game_id is None or record is None or self.service.status(game_id) is None:
-            await self.answer(interaction, t("no_game_here", lang))
+            await self.answer(interaction, t("discord.no_game_here", lang))
             return
         perms = interaction.permissions
         if record.host_id != pid and not (perms and perms.manage_guild):
-            await self.answer(interaction, t("abort_denied", lang))
+            await self.answer(interaction, t("discord.abort_denied", lang))
             return
-        info = await self.bot.games.fetch(self.bot.store, game_id)
+        info = await self.bot.games.fetch(self.service, game_id)
         glang = self.bot.delivery.guild_lang(info)
         async with self.bot.delivery.lock(game_id):
             await self.bot.delivery.public(
-                info, t("aborted_public", glang, who=interaction.user.mention)
+                info, t("discord.aborted_public", glang, who=interaction.user.mention)
             )
             out: list[Outgoing] = []
             if self.service.status(game_id) == "lobby":
@@ -343,7 +356,7 @@ class Actions:
             else:
                 out = await self.service.end_game(game_id, record.host_id, "abandoned")
             report = await self.bot.delivery.deliver(out, reply_to=pid)
-        await self.finish(interaction, report, default=t("aborted", lang, game=game_id))
+        await self.finish(interaction, report, default=t("discord.aborted", lang, game=game_id))
 
     async def status(self, interaction: discord.Interaction) -> None:
         """``/rummy status``: the state of the game here, ephemeral."""
@@ -353,19 +366,21 @@ class Actions:
         game_id = self.resolve(interaction, pid, "any")
         aside = await self._quarantined_for_admin(interaction, lang)
         if game_id is None:
-            await self.answer(interaction, "\n".join([t("no_game_here", lang), *aside]))
+            await self.answer(interaction, "\n".join([t("discord.no_game_here", lang), *aside]))
             return
-        record = await self.bot.store.load_game(game_id)
+        record = await self.service.game_record(game_id)
         seats = ", ".join(s.name for s in self.service.seats(game_id))
         view = self.service.view(game_id)
         if view is None or record is None:
             host = f"<@{record.host_id}>" if record else "?"
             preset = record.preset if record else "?"
-            text = t("status_lobby", lang, game=game_id, preset=preset, seats=seats, host=host)
+            text = t(
+                "discord.status_lobby", lang, game=game_id, preset=preset, seats=seats, host=host
+            )
         else:
             current = view.seats[view.current].name
             text = t(
-                "status_playing",
+                "discord.status_playing",
                 lang,
                 game=game_id,
                 preset=view.preset,
@@ -387,7 +402,7 @@ class Actions:
         aside = await self.service.quarantined_in(str(interaction.guild.id))
         if not aside:
             return []
-        lines = [t("status_quarantined", lang, count=len(aside))]
+        lines = [t("discord.status_quarantined", lang, count=len(aside))]
         lines += [f"- {game_id}: {reason}"[:300] for game_id, reason in sorted(aside.items())]
         return lines[:11]
 
@@ -397,22 +412,11 @@ class Actions:
         lang = self.lang(interaction)
         if preset is None and interaction.guild is not None:
             preset = (await self.bot.league.guild_config(interaction.guild.id)).get("preset")
-        preset = preset or "rummikub"
-        await self.answer(interaction, f"{t(f'rules_{preset}', lang)}\n{t('rules_more', lang)}")
+        rules_key = variant(preset or DEFAULT_VARIANT).rules_key
+        await self.answer(interaction, f"{t(rules_key, lang)}\n{t('discord.rules_more', lang)}")
 
 
 def _errors(out: list[Outgoing]) -> Report:
     report = Report()
     report.errors = [item.text for item in out if isinstance(item, ErrorReply)]
     return report
-
-
-async def render_rack(pieces: list[str], lang: str) -> bytes | None:
-    """The rack picture, if the renderer is available (never fails the answer)."""
-    try:
-        import rendering
-
-        return await asyncio.to_thread(rendering.render_rack, pieces, lang=lang)
-    except Exception:
-        log.warning("rack picture not available", exc_info=True)
-        return None

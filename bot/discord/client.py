@@ -1,10 +1,11 @@
 """The bot process: :class:`RummyBot`, an ``AutoShardedBot`` wired to the game service.
 
 ``setup_hook`` (run once, before the gateway connects): set the command translator, open the
-store, start the service (it resumes every unfinished game at its last committed command, timers
-and computer players included), register the persistent game buttons, add the cogs, and sync
-the commands (to ``DEV_GUILD_ID`` when set, else globally). ``close`` stops the service before
-Discord and closes the store last, so no committed move is lost.
+service through :func:`bot.wiring.open_service` (store, league and service in one place), start it
+(it resumes every unfinished game at its last committed command, timers and computer players
+included), register the persistent game buttons, add the cogs, and sync the commands (to
+``DEV_GUILD_ID`` when set, else globally). ``close`` stops the service before Discord and closes
+the store last, so no committed move is lost.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from ..service import GameService, ServiceConfig
-from ..store import Store, open_store
+from ..wiring import Wired, open_service
 from .actions import Actions
 from .cogs import LeagueCog, LobbyCog, PlayCog
 from .delivery import Delivery
@@ -80,7 +81,8 @@ class RummyBot(commands.AutoShardedBot):
         self.service_config = service_config
         self.clock = clock
         self.players = players
-        self.store: Store | None = None
+        #: What the wiring opened (store, league, service); None before ``setup_hook``.
+        self.wired: Wired | None = None
         self.service: GameService | None = None
         self.games = GameIndex()
         self.delivery = Delivery(self)
@@ -95,21 +97,18 @@ class RummyBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         await self.tree.set_translator(RummyTranslator())
-        self.store = open_store(self.settings.database_url)
-        await self.store.open()
-        await self.league.load()
-        kwargs: dict[str, Any] = {}
-        if self.players is not None:
-            kwargs["players"] = self.players
-        self.service = GameService(
-            self.store,
+        # the league's result hook needs its cache, so the wiring opens it before the service
+        # starts (which may finish resumed games at once)
+        self.wired = await open_service(
+            self.settings.database_url,
             config=self.service_config,
             clock=self.clock,
+            players=self.players,
             sink=self.delivery.from_service,
-            result_hooks=[self.league.result_hook],
-            **kwargs,
+            league=True,
         )
-        await self.games.load(self.store)
+        self.service = self.wired.service
+        await self.games.load(self.service)
         await self.service.start()
         self.add_dynamic_items(GameButton)
         for cog in (LobbyCog(self), PlayCog(self), LeagueCog(self)):
@@ -134,12 +133,18 @@ class RummyBot(commands.AutoShardedBot):
     async def on_ready(self) -> None:
         log.info("logged in as %s on %d guilds", self.user, len(self.guilds))
 
+    @property
+    def store(self) -> Any:
+        """The store the wiring opened (for tests and operators; the adapter itself goes through
+        the service)."""
+        return self.wired.store if self.wired is not None else None
+
     async def close(self) -> None:
         if self.service is not None:
             await self.service.stop()
         try:
             await super().close()
         finally:
-            if self.store is not None:
-                await self.store.close()
-                self.store = None
+            if self.wired is not None:
+                await self.wired.close()
+                self.wired = None

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from i18n import lang_of, t
+
 from ..service.outgoing import (
     ErrorReply,
     GameOver,
@@ -41,7 +43,6 @@ from ..service.outgoing import (
     TurnPrompt,
 )
 from .games import GameInfo
-from .texts import lang_of, t
 from .views import game_buttons
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ class Delivery:
     ) -> None:
         info = None
         if game_id:
-            info = await self.bot.games.fetch(self.bot.store, game_id)
+            info = await self.bot.games.fetch(self.bot.service, game_id)
         lang = self.guild_lang(info)
         pending_text: list[str] = []
         picture: TablePicture | None = None
@@ -248,15 +249,15 @@ class Delivery:
             if prompt.text.startswith(f"{prompt.name}, it is your turn"):
                 if prompt.deadline and not prompt.is_bot:
                     when = f"<t:{int(prompt.deadline)}:R>"
-                    lines.append(t("turn_deadline", lang, mention=who, time=when))
+                    lines.append(t("discord.turn_deadline", lang, mention=who, time=when))
                 else:
-                    lines.append(t("turn", lang, mention=who))
+                    lines.append(t("discord.turn", lang, mention=who))
             else:
                 # reminders and other prompts: the service's sentence, with a mention
                 text = prompt.message(lang)
                 lines.append(text.replace(prompt.name, who, 1) if not prompt.is_bot else text)
         elif picture is not None:
-            lines.append(t("table_caption", lang, turn=picture.turn_no))
+            lines.append(t("discord.table_caption", lang, turn=picture.turn_no))
         kwargs: dict[str, Any] = {}
         if picture is not None:
             kwargs["file"] = discord.File(io.BytesIO(picture.png), filename="table.png")
@@ -273,7 +274,7 @@ class Delivery:
         if info is not None:
             person_lang = await self._person_lang(rack.to)
             head = t(
-                "rack_dm_head",
+                "discord.rack_dm_head",
                 person_lang,
                 game=info.game_id,
                 preset=info.preset,
@@ -288,9 +289,9 @@ class Delivery:
 
     async def _person_lang(self, player_id: str) -> str:
         lang = self.bot.user_langs.get(player_id)
-        if lang is None and self.bot.store is not None:
+        if lang is None and self.bot.service is not None:
             try:
-                record = await self.bot.store.get_player(player_id)
+                record = await self.bot.service.person(player_id)
             except Exception:
                 record = None
             lang = lang_of(record.locale) if record is not None else "en"
@@ -325,7 +326,7 @@ class Delivery:
             if warn and info is not None and key not in self._dm_warned:
                 self._dm_warned.add(key)
                 glang = self.guild_lang(info)
-                await self.public(info, t("dm_closed", glang, mention=f"<@{to}>"), report)
+                await self.public(info, t("discord.dm_closed", glang, mention=f"<@{to}>"), report)
             return False
         except discord.HTTPException as exc:
             log.warning("DM to %s failed: %s", to, exc)

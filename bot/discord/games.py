@@ -1,18 +1,19 @@
 """Where each game lives on Discord: guild, lobby channel, thread, lobby message.
 
 The service keys games by id; Discord users act in a thread or a channel. :class:`GameIndex`
-maps one onto the other. It is rebuilt from the store at start-up (every unfinished game's record
-holds its guild, channel and thread ids) and kept current as the adapter creates games. Extra
-adapter facts the service has no field for (the seat count that starts a game automatically, the
-lobby message) are kept in the store's key/value table, namespace ``discord_game``.
+maps one onto the other. It is rebuilt through the service at start-up (every unfinished game's
+record holds its guild, channel and thread ids) and kept current as the adapter creates games.
+Extra adapter facts the service has no field for (the seat count that starts a game
+automatically, the lobby message) are the service's adapter data, namespace ``discord_game``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..store import GameRecord, KvRow, Store
+if TYPE_CHECKING:
+    from ..service import GameRecord, GameService
 
 KV_NAMESPACE = "discord_game"
 
@@ -64,26 +65,27 @@ class GameIndex:
     def __init__(self) -> None:
         self._games: dict[str, GameInfo] = {}
 
-    async def load(self, store: Store) -> None:
-        """Index every unfinished game in the store (called at start-up)."""
-        for record in await store.load_unfinished_games():
-            extra = await store.kv_get(KV_NAMESPACE, record.id)
+    async def load(self, service: GameService) -> None:
+        """Index every unfinished game (called at start-up)."""
+        for record in await service.unfinished_records():
+            extra = await service.adapter_data(KV_NAMESPACE, record.id)
             self._games[record.id] = GameInfo.from_record(record, extra)
 
-    async def remember(self, store: Store, info: GameInfo) -> None:
+    async def remember(self, service: GameService, info: GameInfo) -> None:
         """Add a new game; its adapter facts are stored so a restart keeps them."""
         self._games[info.game_id] = info
         if info.extra:
-            await store.kv_put([KvRow(KV_NAMESPACE, info.game_id, info.extra)])
+            await service.set_adapter_data(KV_NAMESPACE, info.game_id, info.extra)
 
-    async def fetch(self, store: Store, game_id: str) -> GameInfo | None:
-        """The game's info, from memory or (for a finished game) from the store."""
+    async def fetch(self, service: GameService, game_id: str) -> GameInfo | None:
+        """The game's info, from memory or (for a finished game) through the service."""
         info = self._games.get(game_id)
         if info is None:
-            record = await store.load_game(game_id)
+            record = await service.game_record(game_id)
             if record is None:
                 return None
-            info = GameInfo.from_record(record, await store.kv_get(KV_NAMESPACE, game_id))
+            extra = await service.adapter_data(KV_NAMESPACE, game_id)
+            info = GameInfo.from_record(record, extra)
             self._games[game_id] = info
         return info
 
@@ -94,9 +96,6 @@ class GameIndex:
         info = self._games.get(game_id)
         if info is not None:
             self._games[game_id] = replace(info, **changes)
-
-    def forget(self, game_id: str) -> None:
-        self._games.pop(game_id, None)
 
     def by_thread(self, thread_id: int | None) -> str | None:
         """The game whose thread this is."""

@@ -1,9 +1,10 @@
 """League data for the Discord adapter: the ladder, seasons, guild settings, tournaments.
 
-The league itself is :class:`bot.league.service.League` (ladder results written by its result hook
-inside the very transaction that finishes a game, seasons, voids, Rommé sittings, Rummy matches,
-tournaments); this module only adds what Discord needs on top: guild settings (``guild_config``
-in the store's key/value table), display names, and posting the standings.
+The league itself is :class:`bot.league.League`, opened by the wiring and handed to the service
+(ladder results written by its result hook inside the very transaction that finishes a game,
+seasons, voids, Rommé sittings, Rummy matches, tournaments); the adapter reaches it as
+``service.league`` and only adds what Discord needs on top: guild settings (the service's adapter
+data, namespace ``guild_config``), display names, and posting the standings.
 """
 
 from __future__ import annotations
@@ -14,15 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.league import Ladder, LeagueError, Tournament
-from bot.league.service import NS_RESULT, League, TournamentInfo, iso
+from i18n import t
 
-from ..service.outgoing import GameOver
-from ..store import KvRow
 from .games import GameInfo
-from .texts import t
 
 if TYPE_CHECKING:
+    from bot.league import Ladder, League, Tournament
+
+    from ..service.outgoing import GameOver
     from .client import RummyBot
 
 log = logging.getLogger(__name__)
@@ -31,38 +31,24 @@ CONFIG = "guild_config"
 
 
 class LeagueData:
-    """Ladder, seasons, guild settings and tournaments over the store's key/value table."""
+    """Ladder, seasons, guild settings and tournaments, through the service and its league."""
 
     def __init__(self, bot: RummyBot) -> None:
         self.bot = bot
-        self._core: League | None = None
         self._config: dict[int, dict[str, Any]] = {}
 
     @property
-    def store(self):
-        return self.bot.store
-
-    @property
     def core(self) -> League:
-        if self._core is None:
-            raise RuntimeError("LeagueData.load() must run before the league is used")
-        return self._core
-
-    async def load(self) -> None:
-        """Open the league on the bot's store; the result hook needs its cache, so this runs
-        before the game service starts (it may finish resumed games at once)."""
-        self._core = await League(self.bot.store, count_bots=True).open()
+        league = self.bot.service.league if self.bot.service is not None else None
+        if league is None:
+            raise RuntimeError("the league is opened by the wiring in setup_hook")
+        return league
 
     # ------------------------------------------------------------------ results, ladder
 
     def season_of(self, guild_id: str, preset: str) -> int:
         """The open season's number (1 while none was started)."""
         return self.core.season_number(str(guild_id), preset)
-
-    @property
-    def result_hook(self):
-        """The service's ``result_hooks`` entry: the league's hook."""
-        return self.core.result_hook
 
     async def ladder(self, guild_id: int | str, preset: str, season: int | None) -> Ladder:
         return await self.core.ladder(str(guild_id), preset, season)
@@ -71,7 +57,7 @@ class LeagueData:
         user = self.bot.get_user(int(player_id)) if player_id.isdigit() else None
         if user is not None:
             return user.display_name
-        record = await self.store.get_player(player_id)
+        record = await self.bot.service.person(player_id)
         return record.name if record else player_id
 
     async def ladder_message(
@@ -80,9 +66,9 @@ class LeagueData:
         """The standings as text, plus a picture when the renderer is available."""
         season = season or self.season_of(str(guild_id), preset)
         ladder = await self.ladder(guild_id, preset, season)
-        title = t("ladder_title", lang, preset=preset, season=season)
+        title = t("discord.ladder_title", lang, preset=preset, season=season)
         if not ladder.rows:
-            return t("ladder_empty", lang, preset=preset, season=season), None
+            return t("discord.ladder_empty", lang, preset=preset, season=season), None
         lines = [f"**{title}**"]
         rows = []
         for row in ladder.rows[:top]:
@@ -90,7 +76,7 @@ class LeagueData:
             pos = row.position if row.position is not None else "-"
             lines.append(
                 t(
-                    "ladder_row",
+                    "discord.ladder_row",
                     lang,
                     position=pos,
                     name=name,
@@ -104,9 +90,7 @@ class LeagueData:
             rows.append({**row.to_dict(), "player": name})
         png = None
         try:
-            import rendering
-
-            png = rendering.render_ladder(rows, title=title, lang=lang)
+            png = await self.bot.service.render_ladder(rows, title=title, lang=lang)
         except Exception:
             log.warning("ladder picture not available", exc_info=True)
         return "\n".join(lines), png
@@ -115,11 +99,11 @@ class LeagueData:
         """After a finished game: post the new standings in the thread and the ladder channel."""
         if info.guild_id is None:
             return
-        stored = await self.store.kv_get(NS_RESULT, info.game_id)
-        if stored is None:
+        season = await self.core.result_season(info.game_id)
+        if season is None:
             return
-        text, png = await self.ladder_message(info.guild_id, info.preset, stored["season"], lang)
-        text = f"{t('ladder_update', lang, game=info.game_id)}\n{text}"
+        text, png = await self.ladder_message(info.guild_id, info.preset, season, lang)
+        text = f"{t('discord.ladder_update', lang, game=info.game_id)}\n{text}"
         targets = [info.thread_id or info.channel_id]
         channel_id = (await self.guild_config(info.guild_id)).get("ladder_channel")
         if channel_id and int(channel_id) not in targets:
@@ -138,34 +122,23 @@ class LeagueData:
 
     async def guild_config(self, guild_id: int) -> dict[str, Any]:
         if guild_id not in self._config:
-            self._config[guild_id] = dict(await self.store.kv_get(CONFIG, str(guild_id)) or {})
+            stored = await self.bot.service.adapter_data(CONFIG, str(guild_id))
+            self._config[guild_id] = dict(stored or {})
         return self._config[guild_id]
 
     async def set_guild_config(self, guild_id: int, **changes: Any) -> dict[str, Any]:
         config = {**await self.guild_config(guild_id)}
         config.update({k: v for k, v in changes.items() if v is not None})
-        await self.store.kv_put([KvRow(CONFIG, str(guild_id), config)])
+        await self.bot.service.set_adapter_data(CONFIG, str(guild_id), config)
         self._config[guild_id] = config
         return config
 
     # ------------------------------------------------------------------ tournaments
 
-    async def tournament(self, guild_id: int) -> tuple[str, str, Tournament] | None:
-        """(name, organiser id, state) of the guild's newest tournament, or None."""
+    async def tournament(self, guild_id: int) -> tuple[str, str, str, Tournament] | None:
+        """(tournament id, name, organiser id, state) of the guild's newest tournament, or None."""
         found = await self.core.tournaments(str(guild_id))
         if not found:
             return None
         info = max(found, key=lambda i: (i.created_at, i.tournament_id))
-        return info.name, info.organiser, info.state
-
-    async def save_tournament(
-        self, guild_id: int, name: str, organiser: str, state: Tournament
-    ) -> None:
-        """Store the tournament through the league (one record per tournament id)."""
-        guild = str(guild_id)
-        try:
-            created = (await self.core.tournament_info(guild, state.tournament_id)).created_at
-        except LeagueError:
-            created = iso(self.core.clock())
-        info = TournamentInfo(guild, state.tournament_id, state, name, organiser, created)
-        await self.core.save_tournament(info)
+        return info.tournament_id, info.name, info.organiser, info.state

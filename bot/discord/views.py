@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from .texts import t
+from i18n import t
 
 if TYPE_CHECKING:
     from .client import RummyBot
 
 ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "draw": ("button_draw", discord.ButtonStyle.primary),
-    "done": ("button_done", discord.ButtonStyle.success),
-    "reset": ("button_reset", discord.ButtonStyle.secondary),
-    "rack": ("button_rack", discord.ButtonStyle.secondary),
+    "draw": ("discord.button_draw", discord.ButtonStyle.primary),
+    "done": ("discord.button_done", discord.ButtonStyle.success),
+    "reset": ("discord.button_reset", discord.ButtonStyle.secondary),
+    "rack": ("discord.button_rack", discord.ButtonStyle.secondary),
 }
 #: What each button types for the player (``rack`` only shows the rack).
 COMMAND_OF = {"draw": "draw", "done": "done", "reset": "reset"}

@@ -1,7 +1,8 @@
 """League: ``/ladder``, ``/stats`` and ``/tournament`` (Stein-Rummy tournaments).
 
-The numbers come from :mod:`bot.league` (ladder recomputed from stored results; tournaments as
-immutable values kept in the store's key/value table); this cog only reads options and formats.
+The numbers come from the league (:class:`bot.league.League`, reached as ``service.league``:
+ladder recomputed from stored results; tournaments read, changed and stored by the league itself);
+this cog only reads options, calls it and formats.
 """
 
 from __future__ import annotations
@@ -14,19 +15,10 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.league import (
-    LeagueError,
-    award_game,
-    end_game_early,
-    neutralise_game,
-    new_tournament,
-    record_game,
-    register,
-    standings,
-    start_round,
-)
+from bot.league import LeagueError
+from engine.variants import DEFAULT_TOURNAMENT_VARIANT, DEFAULT_VARIANT, tournament_variants
+from i18n import error_text, lang_of, t
 
-from ..texts import lang_of, t
 from .lobby import PRESETS
 
 if TYPE_CHECKING:
@@ -34,7 +26,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TOURNAMENT_PRESETS = [c for c in PRESETS if c.value in ("stein", "stein_plus")]
+TOURNAMENT_PRESETS = [c for c in PRESETS if c.value in tournament_variants()]
 DIRECTOR = [
     app_commands.Choice(name=_("end early (tiles left)"), value="end_early"),
     app_commands.Choice(name=_("award MP"), value="award"),
@@ -76,10 +68,10 @@ class LeagueCog(commands.Cog):
         await actions.defer(interaction)
         lang = lang_of(interaction.locale)
         if interaction.guild is None:
-            await actions.answer(interaction, t("guild_only", lang))
+            await actions.answer(interaction, t("discord.guild_only", lang))
             return
         config = await self.bot.league.guild_config(interaction.guild.id)
-        preset = preset or config.get("preset") or "rummikub"
+        preset = preset or config.get("preset") or DEFAULT_VARIANT
         text, png = await self.bot.league.ladder_message(interaction.guild.id, preset, season, lang)
         await actions.answer(interaction, text, files=[("ladder.png", png)] if png else [])
 
@@ -94,18 +86,18 @@ class LeagueCog(commands.Cog):
         await actions.defer(interaction)
         lang = lang_of(interaction.locale)
         if interaction.guild is None:
-            await actions.answer(interaction, t("guild_only", lang))
+            await actions.answer(interaction, t("discord.guild_only", lang))
             return
         who = user or interaction.user
         pid = str(who.id)
-        lines = [t("stats_head", lang, name=who.display_name)]
+        lines = [t("discord.stats_head", lang, name=who.display_name)]
         for choice in PRESETS:
             ladder = await self.bot.league.ladder(interaction.guild.id, choice.value, None)
             row = next((r for r in ladder.rows if r.player_id == pid), None)
             if row is not None:
                 lines.append(
                     t(
-                        "stats_line",
+                        "discord.stats_line",
                         lang,
                         preset=choice.value,
                         games=row.games,
@@ -116,26 +108,26 @@ class LeagueCog(commands.Cog):
                     )
                 )
         if len(lines) == 1:
-            lines = [t("stats_none", lang, name=who.display_name)]
+            lines = [t("discord.stats_none", lang, name=who.display_name)]
         await actions.answer(interaction, "\n".join(lines))
 
     # ------------------------------------------------------------------ tournaments
 
     async def _load(self, interaction: discord.Interaction, *, organiser: bool):
-        """(name, organiser, state) or None after answering why not."""
+        """(tournament id, name, organiser, state) or None after answering why not."""
         lang = lang_of(interaction.locale)
         data = await self.bot.league.tournament(interaction.guild.id)
         if data is None:
-            await self.bot.actions.answer(interaction, t("tournament_none", lang))
+            await self.bot.actions.answer(interaction, t("discord.tournament_none", lang))
             return None
         perms = interaction.permissions
-        if organiser and data[1] != str(interaction.user.id) and not perms.manage_guild:
-            await self.bot.actions.answer(interaction, t("tournament_organiser_only", lang))
+        if organiser and data[2] != str(interaction.user.id) and not perms.manage_guild:
+            await self.bot.actions.answer(interaction, t("discord.tournament_organiser_only", lang))
             return None
         return data
 
-    async def _save_and_say(self, interaction, name, organiser, state, text, *, public=False):
-        await self.bot.league.save_tournament(interaction.guild.id, name, organiser, state)
+    async def _say(self, interaction, text, *, public=False):
+        """The answer; ``public`` news also go to the channel."""
         if public and interaction.channel is not None:
             try:
                 await interaction.channel.send(text[:2000])
@@ -148,21 +140,27 @@ class LeagueCog(commands.Cog):
     @app_commands.describe(name=_("Tournament name"), preset=_("Which game"))
     @app_commands.choices(preset=TOURNAMENT_PRESETS)
     async def create(
-        self, interaction: discord.Interaction, name: str, preset: str = "stein"
+        self, interaction: discord.Interaction, name: str, preset: str = DEFAULT_TOURNAMENT_VARIANT
     ) -> None:
         await self.bot.actions.defer(interaction)
         lang = lang_of(interaction.locale)
         perms = interaction.permissions
         existing = await self.bot.league.tournament(interaction.guild.id)
-        mine = existing is None or existing[1] == str(interaction.user.id)
+        mine = existing is None or existing[2] == str(interaction.user.id)
         if not mine and not perms.manage_guild:
-            await self.bot.actions.answer(interaction, t("tournament_organiser_only", lang))
+            await self.bot.actions.answer(interaction, t("discord.tournament_organiser_only", lang))
             return
-        state = new_tournament(name[:60], preset=preset)
-        text = t("tournament_created", lang, name=name[:60], preset=preset)
-        await self._save_and_say(
-            interaction, name[:60], str(interaction.user.id), state, text, public=True
+        # a tournament of the same name is started afresh (it keeps its creation time)
+        await self.bot.league.core.create_tournament(
+            str(interaction.guild.id),
+            name[:60],
+            preset=preset,
+            name=name[:60],
+            organiser=str(interaction.user.id),
+            replace=True,
         )
+        text = t("discord.tournament_created", lang, name=name[:60], preset=preset)
+        await self._say(interaction, text, public=True)
 
     @tournament.command(name=_("join"), description=_("Register for the tournament"))
     async def join(self, interaction: discord.Interaction) -> None:
@@ -171,19 +169,24 @@ class LeagueCog(commands.Cog):
         data = await self._load(interaction, organiser=False)
         if data is None:
             return
-        name, organiser, state = data
+        tournament_id = data[0]
         try:
-            state = register(state, str(interaction.user.id))
+            state = await self.bot.league.core.register_player(
+                str(interaction.guild.id), tournament_id, str(interaction.user.id)
+            )
         except LeagueError as exc:
-            await self.bot.actions.answer(interaction, exc.message(lang))
+            await self.bot.actions.answer(interaction, error_text(exc, lang))
             return
         await self.bot.service.register_player(
             str(interaction.user.id), interaction.user.display_name, lang
         )
         text = t(
-            "tournament_joined", lang, name=interaction.user.display_name, count=len(state.players)
+            "discord.tournament_joined",
+            lang,
+            name=interaction.user.display_name,
+            count=len(state.players),
         )
-        await self._save_and_say(interaction, name, organiser, state, text)
+        await self._say(interaction, text)
 
     @tournament.command(name=_("round"), description=_("Seat the next round (organiser)"))
     async def round_(self, interaction: discord.Interaction) -> None:
@@ -192,18 +195,17 @@ class LeagueCog(commands.Cog):
         data = await self._load(interaction, organiser=True)
         if data is None:
             return
-        name, organiser, state = data
         try:
-            state = start_round(state)
+            state = await self.bot.league.core.start_round(str(interaction.guild.id), data[0])
         except LeagueError as exc:
-            await self.bot.actions.answer(interaction, exc.message(lang_of(interaction.locale)))
+            await self.bot.actions.answer(interaction, error_text(exc, lang_of(interaction.locale)))
             return
         current = state.rounds[-1]
-        lines = [t("tournament_round", lang, round=len(state.rounds))]
+        lines = [t("discord.tournament_round", lang, round=len(state.rounds))]
         for table in current.tables:
             people = ", ".join(f"<@{p}>" for p in table.seats)
-            lines.append(t("tournament_table", lang, table=table.number, players=people))
-        await self._save_and_say(interaction, name, organiser, state, "\n".join(lines), public=True)
+            lines.append(t("discord.tournament_table", lang, table=table.number, players=people))
+        await self._say(interaction, "\n".join(lines), public=True)
 
     @tournament.command(name=_("standings"), description=_("Show the tournament standings"))
     async def standings_(self, interaction: discord.Interaction) -> None:
@@ -212,12 +214,12 @@ class LeagueCog(commands.Cog):
         data = await self._load(interaction, organiser=False)
         if data is None:
             return
-        name, _organiser, state = data
-        lines = [t("tournament_standings", lang, name=name)]
-        for row in standings(state):
+        tournament_id, name = data[0], data[1]
+        lines = [t("discord.tournament_standings", lang, name=name)]
+        for row in await self.bot.league.core.standings(str(interaction.guild.id), tournament_id):
             lines.append(
                 t(
-                    "tournament_row",
+                    "discord.tournament_row",
                     lang,
                     position=row.position,
                     player=await self.bot.league.name(row.player_id),
@@ -270,26 +272,28 @@ class LeagueCog(commands.Cog):
         data = await self._load(interaction, organiser=True)
         if data is None:
             return
-        name, organiser, state = data
+        guild, tournament_id = str(interaction.guild.id), data[0]
         figures = numbers(values)
         if figures is None or (action != "neutralise" and not figures):
             await self.bot.actions.answer(
-                interaction, t("tournament_bad_numbers", lang, text=values)
+                interaction, t("discord.tournament_bad_numbers", lang, text=values)
             )
             return
+        league = self.bot.league.core
         try:
             if action == "record":
-                state = record_game(
-                    state, table, [int(v) for v in figures], winner - 1 if winner else None
+                lefts = [int(v) for v in figures]
+                await league.record_game(
+                    guild, tournament_id, table, lefts, winner - 1 if winner else None
                 )
             elif action == "end_early":
-                state = end_game_early(state, table, [int(v) for v in figures])
+                await league.end_game_early(guild, tournament_id, table, [int(v) for v in figures])
             elif action == "award":
-                state = award_game(state, table, figures)
+                await league.award_game(guild, tournament_id, table, figures)
             else:
-                state = neutralise_game(state, table)
+                await league.neutralise_game(guild, tournament_id, table)
         except LeagueError as exc:
-            await self.bot.actions.answer(interaction, exc.message(lang))
+            await self.bot.actions.answer(interaction, error_text(exc, lang))
             return
-        text = t("tournament_recorded", lang, table=table, kind=action)
-        await self._save_and_say(interaction, name, organiser, state, text)
+        text = t("discord.tournament_recorded", lang, table=table, kind=action)
+        await self._say(interaction, text)

@@ -9,18 +9,14 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from ..texts import lang_of, t
+from engine.variants import variants
+from i18n import lang_of, t
 
 if TYPE_CHECKING:
     from ..client import RummyBot
 
-PRESETS = [
-    app_commands.Choice(name="Stein-Rummy", value="stein"),
-    app_commands.Choice(name="Stein-Rummy Plus", value="stein_plus"),
-    app_commands.Choice(name="Rummikub (30 points)", value="rummikub"),
-    app_commands.Choice(name="Rommé", value="romme"),
-    app_commands.Choice(name="Rummy", value="rummy"),
-]
+#: The games, from the registry (names from the catalogue; values are the preset names).
+PRESETS = [app_commands.Choice(name=t(v.name_key), value=v.name) for v in variants()]
 LEVELS = [
     app_commands.Choice(name=_("easy"), value="easy"),
     app_commands.Choice(name=_("medium"), value="medium"),
@@ -127,11 +123,11 @@ class LobbyCog(commands.Cog):
         await actions.defer(interaction)
         lang = lang_of(interaction.locale)
         if interaction.guild is None:
-            await actions.answer(interaction, t("guild_only", lang))
+            await actions.answer(interaction, t("discord.guild_only", lang))
             return
         perms = interaction.permissions
         if not (perms and perms.manage_guild):
-            await actions.answer(interaction, t("manage_server_only", lang))
+            await actions.answer(interaction, t("discord.manage_server_only", lang))
             return
         config = await self.bot.league.set_guild_config(
             interaction.guild.id,
@@ -140,13 +136,15 @@ class LobbyCog(commands.Cog):
             help=help_,
             ladder_channel=ladder_channel.id if ladder_channel else None,
         )
-        none = t("none", lang)
-        help_text = {True: t("on", lang), False: t("off", lang)}.get(config.get("help"), none)
+        none = t("discord.none", lang)
+        help_text = {True: t("discord.on", lang), False: t("discord.off", lang)}.get(
+            config.get("help"), none
+        )
         channel = config.get("ladder_channel")
         await actions.answer(
             interaction,
             t(
-                "config_saved",
+                "discord.config_saved",
                 lang,
                 preset=config.get("preset") or none,
                 turn_time=config.get("turn_time") or none,
