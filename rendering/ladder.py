@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from . import style as s
 from .layout import Rect
-from .text import draw_text, label, number
+from .text import Labels, draw_text, labels_or_english, number
 
 LADDER_WIDTH = 680
 ROW_H = 54
@@ -151,9 +151,12 @@ def render_ladder(
     top: int = 10,
     title: str | None = None,
     highlight: str | None = None,
-    lang: str = "en",
+    labels: Labels | None = None,
+    lang: str | None = None,
 ) -> bytes:
-    """The top ``top`` standings as PNG bytes; the row of player ``highlight`` is framed."""
+    """The top ``top`` standings as PNG bytes; the row of player ``highlight`` is framed
+    (``labels``: the column heads; ``lang`` is TRANSITIONAL, for callers without labels)."""
+    labels = labels_or_english(labels, lang)
     lines = [r if isinstance(r, LadderRow) else LadderRow.from_dict(r) for r in rows][:top]
     layout = layout_ladder(len(lines))
     canvas = Image.new("RGB", (layout.width, layout.height), s.LADDER_BG)
@@ -161,14 +164,14 @@ def render_ladder(
     draw_text(
         draw,
         (s.MARGIN + 10, HEAD_H // 2 + 4),
-        title or label("ladder", lang),
+        title or labels.ladder,
         34,
         s.TEXT,
         anchor="lm",
     )
     for key, cell, align in layout.columns:
         _draw_cell(
-            draw, cell, align, label(key, lang) if key != "trend" else "", SMALL, s.TEXT_MUTED
+            draw, cell, align, labels.word(key) if key != "trend" else "", SMALL, s.TEXT_MUTED
         )
     for i, (row, rect) in enumerate(zip(lines, layout.rows, strict=True)):
         fill = s.LADDER_ROW if i % 2 == 0 else s.LADDER_ROW_ALT
@@ -200,14 +203,20 @@ def _chart_range(values: Sequence[float]) -> tuple[float, float]:
 
 
 def render_history(
-    history: Sequence[float], *, name: str = "", lang: str = "en", width: int = HISTORY_W
+    history: Sequence[float],
+    *,
+    name: str = "",
+    labels: Labels | None = None,
+    lang: str | None = None,
+    width: int = HISTORY_W,
 ) -> bytes:
     """A player's ratings (oldest first) as a small line chart, PNG bytes."""
+    labels = labels_or_english(labels, lang)
     values = [float(v) for v in history] or [0.0]
     w, h = width * _SS, HISTORY_H * _SS
     canvas = Image.new("RGB", (w, h), s.LADDER_BG)
     draw = ImageDraw.Draw(canvas)
-    heading = label("history", lang) + (f" · {name}" if name else "")
+    heading = labels.history + (f" · {name}" if name else "")
     draw_text(
         draw,
         (s.MARGIN * _SS, 34 * _SS),

@@ -28,7 +28,7 @@ from engine.pieces import Face, parse_face, sort_key, sort_key_value
 from . import sprites
 from . import style as s
 from .layout import PieceBox, Rect, all_rects, flow, row_count
-from .text import draw_text, label
+from .text import Labels, draw_text, labels_or_english
 
 Sort = Literal["colour", "color", "value", "run", "group", "none"]
 SORTS = ("colour", "value", "run", "group", "none")
@@ -184,7 +184,7 @@ def _family_of(pieces: Sequence[Face | str]) -> str:
     return "tile"
 
 
-def draw_rack(layout: RackLayout, lang: str = "en", title: str | None = None) -> Image.Image:
+def draw_rack(layout: RackLayout, labels: Labels, title: str | None = None) -> Image.Image:
     """Draw a computed rack layout into a new RGB image."""
     canvas = Image.new("RGB", (layout.width, layout.height), s.WOOD)
     draw = ImageDraw.Draw(canvas)
@@ -194,8 +194,8 @@ def draw_rack(layout: RackLayout, lang: str = "en", title: str | None = None) ->
         draw.line((ledge.x0, ledge.y1 - 1, ledge.x1 - 1, ledge.y1 - 1), fill=s.WOOD_DARK, width=3)
     noun = "card" if layout.family == "card" else "tile"
     count = len(layout.pieces)
-    words = label(noun, lang) if count == 1 else label(noun + "s", lang, n=count)
-    heading = title if title is not None else f"{label('rack', lang)} · {words}"
+    words = labels.word(noun) if count == 1 else labels.word(noun + "s", n=count)
+    heading = title if title is not None else f"{labels.rack} · {words}"
     draw_text(draw, (s.MARGIN + s.GLOW, HEADER_H // 2 + 2), heading, 22, s.TEXT, anchor="lm")
     for piece in layout.pieces:
         sprite = sprites.piece_sprite(piece.face, layout.family, piece.changed)
@@ -210,14 +210,16 @@ def render_rack(
     new: Iterable[int] = (),
     family: str | None = None,
     spec: MeldSpec | None = None,
-    lang: str = "en",
+    labels: Labels | None = None,
+    lang: str | None = None,
     title: str | None = None,
 ) -> bytes:
     """A player's rack (or card hand) as PNG bytes (deterministic).
 
     ``pieces`` are faces or notation strings (``family`` says which when all are strings);
     ``new`` are indexes into ``pieces`` drawn with the "changed" glow; ``spec`` (a rule set's
-    ``meld_spec``) decides which clusters count as melds for the run/group sortings.
+    ``meld_spec``) decides which clusters count as melds for the run/group sortings; ``labels``
+    are the words in the reader's language (``lang`` is TRANSITIONAL, for callers without labels).
     """
     layout = layout_rack(pieces, sort=sort, new=new, family=family, spec=spec)
-    return s.to_png(draw_rack(layout, lang, title))
+    return s.to_png(draw_rack(layout, labels_or_english(labels, lang), title))

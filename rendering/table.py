@@ -24,7 +24,7 @@ from engine.pieces import Face
 from . import sprites
 from . import style as s
 from .layout import PieceBox, Placement, Rect, all_rects, flow, row_count
-from .text import draw_text, label, number
+from .text import Labels, draw_text, labels_or_english, number
 
 TITLE_H = 64
 SEAT_H = 112
@@ -223,8 +223,16 @@ def _card_sections(view: PublicView) -> list[tuple[str, list[MeldView]]]:
     return sections
 
 
-def layout_table(view: PublicView, *, width: int = s.TABLE_WIDTH, lang: str = "en") -> TableLayout:
-    """Compute where everything of the table picture goes."""
+def layout_table(
+    view: PublicView,
+    *,
+    width: int = s.TABLE_WIDTH,
+    labels: Labels | None = None,
+    lang: str | None = None,
+) -> TableLayout:
+    """Compute where everything of the table picture goes (``labels``: the section titles;
+    ``lang`` is TRANSITIONAL, for callers that pass no labels yet)."""
+    labels = labels_or_english(labels, lang)
     title = Rect(0, 0, width, TITLE_H)
     seats = _layout_seats(view, TITLE_H + 16, width)
     y = max(b.rect.y1 for b in seats) + 16 if seats else TITLE_H + 16
@@ -242,7 +250,7 @@ def layout_table(view: PublicView, *, width: int = s.TABLE_WIDTH, lang: str = "e
     elif view.family == "card":
         for title_text, group in _card_sections(view):
             section = Rect(s.MARGIN, y, width - s.MARGIN, y + SECTION_H)
-            sections.append(Section(title_text or label("table", lang), section))
+            sections.append(Section(title_text or labels.table, section))
             boxes, y = _layout_melds(group, section.y1 + 6, width, names)
             melds += boxes
     else:
@@ -251,7 +259,7 @@ def layout_table(view: PublicView, *, width: int = s.TABLE_WIDTH, lang: str = "e
     stock = None
     if view.family == "card":
         section = Rect(s.MARGIN, y, width - s.MARGIN, y + SECTION_H)
-        sections.append(Section(f"{label('stock', lang)} · {label('discard', lang)}", section))
+        sections.append(Section(f"{labels.stock} · {labels.discard}", section))
         top = section.y1 + 12
         x = s.MARGIN + FRAME_PAD
         stock = Rect(x, top, x + s.PIECE_W, top + s.PIECE_H)
@@ -261,7 +269,7 @@ def layout_table(view: PublicView, *, width: int = s.TABLE_WIDTH, lang: str = "e
         y = stock.y1 + 44
     elif view.discards:
         section = Rect(s.MARGIN, y, width - s.MARGIN, y + SECTION_H)
-        sections.append(Section(label("discards", lang), section))
+        sections.append(Section(labels.discards, section))
         discards, y = _layout_pieces(list(view.discards), section.y1 + 12, width)
     return TableLayout(
         width=width,
@@ -291,17 +299,17 @@ def _preset_name(view: PublicView) -> str:
         return view.preset
 
 
-def _draw_title(canvas: Image.Image, layout: TableLayout, view: PublicView, lang: str) -> None:
+def _draw_title(canvas: Image.Image, layout: TableLayout, view: PublicView, labels: Labels) -> None:
     draw = ImageDraw.Draw(canvas)
     r = layout.title
     draw.rectangle((r.x0, r.y0, r.x1 - 1, r.y1 - 1), fill=s.FELT_DARK)
     cy = r.centre[1]
     name = _preset_name(view)
     draw_text(draw, (s.MARGIN, cy), name, TITLE_SIZE, s.TEXT, anchor="lm")
-    turn = label("turn", lang, n=view.turn_no)
+    turn = labels.word("turn", n=view.turn_no)
     x = s.MARGIN + s.text_width(name, TITLE_SIZE) + 18
     draw_text(draw, (x, cy), turn, SMALL_SIZE + 3, s.TEXT_MUTED, anchor="lm")
-    word = label("stock" if view.family == "card" else "pool", lang)
+    word = labels.stock if view.family == "card" else labels.pool
     count = str(view.pool)
     right = r.x1 - s.MARGIN
     draw_text(draw, (right, cy), count, TITLE_SIZE + 4, s.TEXT, anchor="rm")
@@ -314,13 +322,13 @@ def _draw_title(canvas: Image.Image, layout: TableLayout, view: PublicView, lang
     draw_text(draw, (right - 34, cy), word, SMALL_SIZE + 3, s.TEXT_MUTED, anchor="rm")
 
 
-def _pieces_word(seat: SeatView, family: str, lang: str) -> str:
+def _pieces_word(seat: SeatView, family: str, labels: Labels) -> str:
     noun = "card" if family == "card" else "tile"
-    return label(noun, lang) if seat.pieces == 1 else label(noun + "s", lang, n=seat.pieces)
+    return labels.word(noun) if seat.pieces == 1 else labels.word(noun + "s", n=seat.pieces)
 
 
 def _draw_seat(
-    canvas: Image.Image, box: SeatBox, seat: SeatView, family: str, winner: bool, lang: str
+    canvas: Image.Image, box: SeatBox, seat: SeatView, family: str, winner: bool, labels: Labels
 ) -> None:
     r = box.rect
     fill = s.PANEL_CURRENT if box.current else s.PANEL
@@ -334,22 +342,22 @@ def _draw_seat(
         m = box.marker
         draw.polygon([(m.x0, m.y0), (m.x1, m.centre[1]), (m.x0, m.y1 - 1)], fill=s.HIGHLIGHT)
         x = m.x1 + 8
-    tag_w = s.text_width(label("bot", lang), 15) + 12 if seat.is_bot else 0
+    tag_w = s.text_width(labels.bot, 15) + 12 if seat.is_bot else 0
     name = ("★ " if winner else "") + seat.name
     name = s.fit_text(name, NAME_SIZE, r.x1 - 14 - x - (tag_w + 8 if tag_w else 0))
     draw_text(draw, (x, r.y0 + 29), name, NAME_SIZE, s.TEXT, anchor="lm")
     if tag_w:
         tx = x + s.text_width(name, NAME_SIZE) + 8
         sprites.paste_box(canvas, tx, r.y0 + 17, tag_w, 24, 6, fill=s.TEXT_MUTED)
-        draw_text(draw, (tx + tag_w // 2, r.y0 + 29), label("bot", lang), 15, s.PANEL, anchor="mm")
+        draw_text(draw, (tx + tag_w // 2, r.y0 + 29), labels.bot, 15, s.PANEL, anchor="mm")
     line2, line3 = r.y0 + 64, r.y0 + 93
-    score = label("score", lang, n=number(seat.score))
+    score = labels.word("score", n=number(seat.score))
     draw_text(draw, (r.x1 - 14, line2), score, SMALL_SIZE, s.TEXT, anchor="rm")
     room = r.width - 28 - s.text_width(score, SMALL_SIZE) - 10
-    pieces = s.fit_text(_pieces_word(seat, family, lang), SMALL_SIZE, room)
+    pieces = s.fit_text(_pieces_word(seat, family, labels), SMALL_SIZE, room)
     draw_text(draw, (r.x0 + 14, line2), pieces, SMALL_SIZE, s.TEXT, anchor="lm")
     opened = s.fit_text(
-        label("opened" if seat.opened else "not_opened", lang), SMALL_SIZE - 2, r.width - 28
+        labels.opened if seat.opened else labels.not_opened, SMALL_SIZE - 2, r.width - 28
     )
     colour = s.GOOD if seat.opened else s.TEXT_MUTED
     draw_text(draw, (r.x0 + 14, line3), opened, SMALL_SIZE - 2, colour, anchor="lm")
@@ -401,7 +409,7 @@ def _draw_section(canvas: Image.Image, section: Section) -> None:
     draw_text(draw, (r.x0 + 2, r.y1 - 10), section.title, SMALL_SIZE + 1, s.TEXT_MUTED, anchor="ls")
 
 
-def _draw_stock(canvas: Image.Image, layout: TableLayout, view: PublicView, lang: str) -> None:
+def _draw_stock(canvas: Image.Image, layout: TableLayout, view: PublicView, labels: Labels) -> None:
     if layout.stock is None:
         return
     r = layout.stock
@@ -410,38 +418,36 @@ def _draw_stock(canvas: Image.Image, layout: TableLayout, view: PublicView, lang
     cx, cy = r.centre
     sprites.paste_box(canvas, cx - 26, cy - 20, 52, 40, 10, fill=s.FELT_DARK)
     draw_text(draw, (cx, cy), str(view.pool), 26, s.TEXT, anchor="mm")
-    draw_text(
-        draw, (cx, r.y1 + 20), label("stock", lang), SMALL_SIZE - 3, s.TEXT_MUTED, anchor="mm"
-    )
+    draw_text(draw, (cx, r.y1 + 20), labels.stock, SMALL_SIZE - 3, s.TEXT_MUTED, anchor="mm")
     if layout.discards:
         d = layout.discards[0].rect
         draw_text(
             draw,
             (d.centre[0], d.y1 + 20),
-            label("discard", lang),
+            labels.discard,
             SMALL_SIZE - 3,
             s.TEXT_MUTED,
             anchor="mm",
         )
     else:
         x = r.x1 + 40
-        draw_text(
-            draw, (x, r.centre[1]), label("none", lang), SMALL_SIZE, s.TEXT_MUTED, anchor="lm"
-        )
+        draw_text(draw, (x, r.centre[1]), labels.none, SMALL_SIZE, s.TEXT_MUTED, anchor="lm")
 
 
-def _draw_result(canvas: Image.Image, layout: TableLayout, view: PublicView, lang: str) -> None:
+def _draw_result(
+    canvas: Image.Image, layout: TableLayout, view: PublicView, labels: Labels
+) -> None:
     if layout.result is None:
         return
     r = layout.result
     sprites.paste_box(
         canvas, r.x0, r.y0, r.width, r.height, 12, fill=s.FELT_DARK, outline=s.HIGHLIGHT, width=2
     )
-    text = label("over", lang)
+    text = labels.over
     winner = view.result.winner if view.result else None
     names = {seat.seat: seat.name for seat in view.seats}
     if winner is not None:
-        text += " · " + label("wins", lang, name=names.get(winner, f"#{winner + 1}"))
+        text += " · " + labels.word("wins", name=names.get(winner, f"#{winner + 1}"))
     text = s.fit_text(text, NAME_SIZE - 2, r.width - 28)
     draw_text(
         ImageDraw.Draw(canvas),
@@ -453,15 +459,15 @@ def _draw_result(canvas: Image.Image, layout: TableLayout, view: PublicView, lan
     )
 
 
-def draw_table(view: PublicView, layout: TableLayout, lang: str = "en") -> Image.Image:
+def draw_table(view: PublicView, layout: TableLayout, labels: Labels) -> Image.Image:
     """Draw a computed layout into a new RGB image."""
     canvas = Image.new("RGB", (layout.width, layout.height), s.FELT)
-    _draw_title(canvas, layout, view, lang)
+    _draw_title(canvas, layout, view, labels)
     winner = view.result.winner if view.result else None
     seats = {seat.seat: seat for seat in view.seats}
     for box in layout.seats:
-        _draw_seat(canvas, box, seats[box.seat], view.family, box.seat == winner, lang)
-    _draw_result(canvas, layout, view, lang)
+        _draw_seat(canvas, box, seats[box.seat], view.family, box.seat == winner, labels)
+    _draw_result(canvas, layout, view, labels)
     for section in layout.sections:
         _draw_section(canvas, section)
     if layout.empty is not None:
@@ -470,7 +476,7 @@ def draw_table(view: PublicView, layout: TableLayout, lang: str = "en") -> Image
         draw_text(
             draw,
             (r.centre[0], r.centre[1]),
-            label("empty", lang),
+            labels.empty,
             SMALL_SIZE + 3,
             s.TEXT_MUTED,
             anchor="mm",
@@ -479,14 +485,22 @@ def draw_table(view: PublicView, layout: TableLayout, lang: str = "en") -> Image
     for box in layout.melds:
         _draw_meld(canvas, box, view.family, names)
     _draw_pieces(canvas, layout.discards, view.family)
-    _draw_stock(canvas, layout, view, lang)
+    _draw_stock(canvas, layout, view, labels)
     return canvas
 
 
-def render_table(view: PublicView, *, width: int = s.TABLE_WIDTH, lang: str = "en") -> bytes:
-    """The table picture of a public view, as PNG bytes (deterministic)."""
-    layout = layout_table(view, width=width, lang=lang)
-    return s.to_png(draw_table(view, layout, lang))
+def render_table(
+    view: PublicView,
+    *,
+    width: int = s.TABLE_WIDTH,
+    labels: Labels | None = None,
+    lang: str | None = None,
+) -> bytes:
+    """The table picture of a public view, as PNG bytes (deterministic). ``labels``: the words
+    in the reader's language (``lang`` is TRANSITIONAL, for callers that pass no labels yet)."""
+    labels = labels_or_english(labels, lang)
+    layout = layout_table(view, width=width, labels=labels)
+    return s.to_png(draw_table(view, layout, labels))
 
 
 def render_table_with_rack(
@@ -495,12 +509,14 @@ def render_table_with_rack(
     *,
     sort: str = "colour",
     new: Iterable[int] = (),
-    lang: str = "en",
+    labels: Labels | None = None,
+    lang: str | None = None,
 ) -> bytes:
     """The table picture with a rack drawn beneath it, in one PNG (the CLI's ``--hand``)."""
     from .rack import draw_rack, layout_rack
 
-    table = draw_table(view, layout_table(view, lang=lang), lang)
+    labels = labels_or_english(labels, lang)
+    table = draw_table(view, layout_table(view, labels=labels), labels)
     rack_layout = layout_rack(
         rack,
         sort=sort,  # type: ignore[arg-type]
@@ -508,7 +524,7 @@ def render_table_with_rack(
         family=view.family,
         min_width=table.width,
     )
-    rack_image = draw_rack(rack_layout, lang)
+    rack_image = draw_rack(rack_layout, labels)
     canvas = Image.new("RGB", (table.width, table.height + rack_image.height), s.WOOD)
     canvas.paste(table, (0, 0))
     canvas.paste(rack_image, (0, table.height))

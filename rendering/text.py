@@ -1,79 +1,78 @@
-"""Words on the pictures, in English and German, and a helper to draw a line of text."""
+"""The words on the pictures (passed in, already worded) and a helper to draw a line of text."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 
 from PIL import ImageDraw
 
 from . import style as s
 
-LABELS: dict[str, dict[str, str]] = {
-    "en": {
-        "turn": "Turn {n}",
-        "pool": "Pool",
-        "stock": "Stock",
-        "discard": "Discard",
-        "discards": "Discards (oldest first)",
-        "tiles": "{n} tiles",
-        "tile": "1 tile",
-        "cards": "{n} cards",
-        "card": "1 card",
-        "opened": "✓ opened",
-        "not_opened": "○ not opened",
-        "score": "Score {n}",
-        "bot": "BOT",
-        "table": "Table",
-        "empty": "No melds on the table yet",
-        "over": "Game over",
-        "wins": "{name} wins",
-        "claim": "{name}",
-        "rack": "Your rack",
-        "ladder": "Ladder",
-        "rank": "#",
-        "player": "Player",
-        "games": "Games",
-        "mp": "MP",
-        "percent": "%",
-        "rating": "Rating",
-        "history": "Rating history",
-        "none": "none yet",
-    },
-    "de": {
-        "turn": "Zug {n}",
-        "pool": "Vorrat",
-        "stock": "Stapel",
-        "discard": "Ablage",
-        "discards": "Abgelegt (älteste zuerst)",
-        "tiles": "{n} Steine",
-        "tile": "1 Stein",
-        "cards": "{n} Karten",
-        "card": "1 Karte",
-        "opened": "✓ ausgelegt",
-        "not_opened": "○ nicht ausgelegt",
-        "score": "Punkte {n}",
-        "bot": "BOT",
-        "table": "Tisch",
-        "empty": "Noch keine Kombinationen auf dem Tisch",
-        "over": "Spiel beendet",
-        "wins": "{name} gewinnt",
-        "claim": "{name}",
-        "rack": "Deine Bank",
-        "ladder": "Rangliste",
-        "rank": "#",
-        "player": "Spieler",
-        "games": "Spiele",
-        "mp": "MP",
-        "percent": "%",
-        "rating": "Wertung",
-        "history": "Wertungsverlauf",
-        "none": "noch keine",
-    },
-}
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """The words drawn into the pictures, already in the reader's language: templates that the
+    picture fills in (``turn="Turn {n}"``, ``wins="{name} wins"``). The caller words them (the
+    i18n catalogue's ``render.*`` keys: ``Labels(**i18n.render_labels(lang))``); rendering knows
+    no language."""
+
+    turn: str
+    pool: str
+    stock: str
+    discard: str
+    discards: str
+    tiles: str
+    tile: str
+    cards: str
+    card: str
+    opened: str
+    not_opened: str
+    score: str
+    bot: str
+    table: str
+    empty: str
+    over: str
+    wins: str
+    claim: str
+    rack: str
+    ladder: str
+    rank: str
+    player: str
+    games: str
+    mp: str
+    percent: str
+    rating: str
+    history: str
+    none: str
+
+    @classmethod
+    def of(cls, lookup: Callable[[str], str]) -> Labels:
+        """Labels with each template from ``lookup(name)``."""
+        return cls(**{f.name: lookup(f.name) for f in fields(cls)})
+
+    def word(self, name: str, **params: object) -> str:
+        """The label ``name`` filled in with ``params``."""
+        return getattr(self, name).format(**params)
 
 
-def label(key: str, lang: str = "en", **params: object) -> str:
-    """A word or phrase for the pictures in the player's language (English by default)."""
-    table = LABELS["de"] if lang.lower().startswith("de") else LABELS["en"]
-    return table[key].format(**params)
+def _english() -> Labels:
+    # TRANSITIONAL (D, issue 15): callers that pass no labels get the English catalogue's, until
+    # every caller passes its reader's labels; then ``labels`` becomes required.
+    import i18n
+
+    return Labels(**i18n.render_labels("en"))
+
+
+def labels_or_english(labels: Labels | None, lang: str | None = None) -> Labels:
+    """``labels``, or (TRANSITIONAL, old ``lang=`` callers) the catalogue's labels of ``lang``."""
+    if labels is not None:
+        return labels
+    if lang is not None and lang.lower().startswith("de"):
+        import i18n
+
+        return Labels(**i18n.render_labels("de"))
+    return _english()
 
 
 def number(value: float) -> str:

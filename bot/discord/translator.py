@@ -1,8 +1,8 @@
 """German command names and descriptions for Discord's localisation fields.
 
 discord.py asks the translator for every ``locale_str`` of the command tree when it syncs; we
-answer for German locales from :data:`bot.discord.texts.COMMANDS_DE` and leave every other
-locale to the English default.
+answer for German locales from the i18n catalogue (key ``slash.<English string>``) and leave every
+other locale to the English default.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 import discord
 from discord import app_commands
 
-from .texts import COMMANDS_DE
+import i18n
 
 #: What Discord accepts as a chat-input command or option name.
 NAME_RE = re.compile(r"^[-_\w]{1,32}$")
@@ -34,9 +34,10 @@ class RummyTranslator(app_commands.Translator):
     ) -> str | None:
         if locale is not discord.Locale.german:
             return None
-        text = COMMANDS_DE.get(string.message)
-        if text is None:
+        key = f"slash.{string.message}"
+        if not i18n.has(key):
             return None
+        text = i18n.template(key, "de")
         if context.location in _NAME_CONTEXTS:
             text = text.lower()
             if not NAME_RE.match(text):
