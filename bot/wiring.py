@@ -23,16 +23,38 @@ from .service.pipeline import CommitHook, ResultHook
 from .service.players import computer_player
 from .service.ports import Clock, ComputerPlayers, LeaguePort
 from .service.service import Sink
-from .store import SqliteStore, Store, open_store
+from .store import SqliteStore, Store, StoreError, StoreLocked, open_store
+from .store.worker import live_threads
 
 __all__ = [
     "RenderingRenderer",
+    "StoreError",
+    "StoreLocked",
     "Wired",
     "build_service",
     "engine_players",
+    "init_empty_database",
     "open_service",
     "store_at",
+    "store_threads",
 ]
+
+# StoreError / StoreLocked are re-exported for the command-line tools' exit codes (3: the file
+# cannot be used, 4: another process holds it), so front ends need not import the store.
+
+
+def store_threads() -> list[Any]:
+    """The store connections' threads still running (a store never closed), for the tools'
+    check that they leave none behind."""
+    return live_threads()
+
+
+async def init_empty_database(path: str | Path) -> None:
+    """Make the 0-byte file at ``path`` a new, empty database (``soak --init-empty``)."""
+    store = SqliteStore(Path(path), init_empty=True)
+    await store.open()
+    await store.close()
+
 
 engine_players: ComputerPlayers = computer_player
 """The standard computer players (``engine.ai`` at a level); the service thinks for them in

@@ -200,7 +200,8 @@ class GameService:
             self._ticker = registry.spawn(self.timers.tick_loop(), "service-timers")
 
     async def stop(self) -> None:
-        """Stop timers and computer players (committed moves stay committed)."""
+        """Stop timers and computer players (committed moves stay committed). Stopping twice
+        is harmless (the second time only writes the heartbeat again)."""
         registry = self.registry
         registry.stopping = True
         bot_tasks = (g.bot_task for g in registry.games.values())

@@ -92,7 +92,7 @@ class Thinker:
             return
         if time.monotonic() - self._failed_at < self.restart_after:
             return
-        # spawn, not fork: the service runs threads (aiosqlite) that a fork would copy mid-step
+        # spawn, not fork: the service runs threads (the store's sqlite3 thread) that a fork would copy mid-step
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
