@@ -1,7 +1,8 @@
 """The value types the store reads and writes.
 
-They are plain frozen dataclasses with no behaviour beyond (de)serialising the small JSON columns,
-so a second store implementation (PostgreSQL) only has to map columns to these fields.
+They are plain frozen dataclasses, so a second store implementation (PostgreSQL) only has to map
+columns to these fields. The small JSON columns (seats, meta, details, kv values) are written with
+the engine's one codec and canonical JSON (:mod:`engine.codec`).
 
 Times are POSIX seconds (``float``) from the service's clock: that is what the turn timers compute
 with, and it sorts and compares without time-zone questions.
@@ -13,14 +14,16 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from engine.codec import canonical_json, from_data, to_data
+
 GameStatus = Literal["lobby", "playing", "finished", "cancelled", "quarantined"]
 UNFINISHED: tuple[GameStatus, ...] = ("lobby", "playing")
 STATUSES: tuple[GameStatus, ...] = ("lobby", "playing", "finished", "cancelled", "quarantined")
 
 
-def dumps(data: Any) -> str:
-    """Canonical JSON for the store's JSON columns (sorted keys, no spaces)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+#: the store's JSON columns are canonical JSON (sorted keys, no spaces); kept under this name
+#: for bot/service/lobby.py, which imports it from here
+dumps = canonical_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,29 +46,29 @@ class Seat:
     is_bot: bool = False
     level: str | None = None  # easy / medium / strong for computer players
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"player_id": self.player_id, "name": self.name}
-        if self.is_bot:
-            data["is_bot"] = True
-            data["level"] = self.level
-        return data
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Seat:
-        return cls(
-            player_id=str(data["player_id"]),
-            name=str(data["name"]),
-            is_bot=bool(data.get("is_bot", False)),
-            level=data.get("level"),
-        )
+def _seat_data(seat: Seat) -> dict[str, Any]:
+    data = to_data(seat)
+    if not seat.is_bot:  # a person's seat is stored as player_id and name only
+        del data["is_bot"], data["level"]
+    return data
 
 
 def seats_to_json(seats: list[Seat] | tuple[Seat, ...]) -> str:
-    return dumps([s.to_dict() for s in seats])
+    """The ``seats`` column: a list of seat objects (a person's without is_bot/level)."""
+    return canonical_json([_seat_data(s) for s in seats])
 
 
 def seats_from_json(text: str) -> tuple[Seat, ...]:
-    return tuple(Seat.from_dict(d) for d in json.loads(text or "[]"))
+    """The seats of a ``seats`` column; anything else than :func:`seats_to_json` wrote (not a
+    list of seat objects, unknown or missing keys, wrong types) raises."""
+    seats = from_data(tuple[Seat, ...], json.loads(text or "[]"))
+    for seat in seats:
+        if not (isinstance(seat.player_id, str) and isinstance(seat.name, str)):
+            raise TypeError("a seat's player_id and name must be text")
+        if not isinstance(seat.is_bot, bool):
+            raise TypeError("a seat's is_bot must be true or false")
+    return seats
 
 
 @dataclass(frozen=True, slots=True)

@@ -1199,7 +1199,9 @@ class SqliteStore(Store):
             return f"saving command {write.seq} of game {write.game_id}"
 
         try:
-            _run_transaction(conn, lambda c: _write_commands(c, writes), self._check_owner)
+            _run_transaction(
+                conn, lambda c: _write_commands(c, writes, self._token, self._check_owner)
+            )
         except Exception as exc:
             if len(writes) == 1:
                 return [self._error(exc, doing(writes[0]))]
@@ -1212,7 +1214,8 @@ class SqliteStore(Store):
             for write in writes:
                 try:
                     _run_transaction(
-                        conn, lambda c, w=write: _write_commands(c, [w]), self._check_owner
+                        conn,
+                        lambda c, w=write: _write_commands(c, [w], self._token, self._check_owner),
                     )
                 except Exception as single:
                     outcomes.append(self._error(single, doing(write)))
@@ -1569,7 +1572,10 @@ def _values(rows: int, columns: int) -> str:
     return ", ".join([one] * rows)
 
 
-_INSERT_COMMANDS = "INSERT INTO commands (game_id, seq, seat, text, at) VALUES "
+_INSERT_COMMANDS = "INSERT INTO commands (game_id, seq, seat, text, at) "
+# the log rows of a batch, inserted only while the owner lease carries the token (the lease check
+# of the batch's transaction, made by its first write instead of a SELECT of its own)
+_OWNED = " WHERE EXISTS (SELECT 1 FROM owner WHERE id = 1 AND token = ? AND released IS NULL)"
 # VALUES columns: column1 id, column2 seq, column3 status, column4 deadline, column5
 # reminder_sent, column6 at, column7 snapshot, column8 activity (no WITH: Python's sqlite3 only
 # counts rowcount for statements that begin with UPDATE)
@@ -1584,16 +1590,24 @@ _UPDATE_GAMES = (
 )
 
 
-def _write_commands(conn: sqlite3.Connection, writes: Sequence[CommandWrite]) -> None:
-    """The statements of a batch of command writes (inside a transaction).
+def _write_commands(
+    conn: sqlite3.Connection,
+    writes: Sequence[CommandWrite],
+    token: str | None,
+    check_owner: Callable[[sqlite3.Connection], None],
+) -> None:
+    """The statements of a batch of command writes (inside a transaction), the log rows only
+    while the owner lease carries ``token`` (None: a store without a lease); otherwise
+    ``check_owner`` says why (StoreOwnerLost).
 
     A batch of n writes is one multi-row INSERT and one multi-row UPDATE ... FROM, not 2n
-    statements: every statement releases and retakes the GIL, and under load each retake can
-    wait a whole switch interval (5 ms) for the busy event-loop thread."""
+    statements, and the INSERT checks the lease itself: every statement releases and retakes the
+    GIL, and under load each retake can wait a whole switch interval (5 ms) for the busy
+    event-loop thread."""
     if len({w.game_id for w in writes}) != len(writes):
         # two commands of one game in one batch: in their order, one game row at a time
         for write in writes:
-            _write_commands(conn, [write])
+            _write_commands(conn, [write], token, check_owner)
         return
     per_statement = max(1, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // 8)
     for first in range(0, len(writes), per_statement):
@@ -1612,10 +1626,19 @@ def _write_commands(conn: sqlite3.Connection, writes: Sequence[CommandWrite]) ->
                 w.snapshot_json,
                 int(w.activity),
             )
+        rows = _values(len(chunk), 5)
+        if token is None:
+            insert, params = f"{_INSERT_COMMANDS}VALUES {rows}", log_params
+        else:
+            insert, params = f"{_INSERT_COMMANDS}SELECT * FROM (VALUES {rows}){_OWNED}", log_params
+            params.append(token)
         try:
-            conn.execute(_INSERT_COMMANDS + _values(len(chunk), 5), log_params)
+            inserted = conn.execute(insert, params).rowcount
         except sqlite3.IntegrityError as exc:
             raise StoreConflict(f"command already logged: {exc}") from exc
+        if inserted != len(chunk):  # the lease is not ours any more
+            check_owner(conn)
+            raise StoreOwnerLost("this process no longer owns the database; nothing was saved")
         cur = conn.execute(_UPDATE_GAMES.format(_values(len(chunk), 8)), game_params)
         if cur.rowcount != len(chunk):
             raise StoreConflict("a command's seq is not the next one of its game")
