@@ -87,6 +87,28 @@ def test_the_five_presets_in_order_with_their_kinds() -> None:
         assert v.rules.to_dict() == {"preset": v.name}  # the stored form of a preset
 
 
+def test_the_rule_flags_say_what_the_preset_names_used_to_decide() -> None:
+    """Behaviour unchanged: each flag holds for exactly the presets whose name the engine used to
+    compare (``rules.game == "stein"`` and so on)."""
+    for v in variants():
+        r, game = v.rules, v.rules.game
+        assert r.draw_first == (game == "stein")
+        assert r.start_by_lot == (game == "rummikub") == (not r.discard_pile)
+        assert (
+            r.scoring
+            == {
+                "stein": "places",
+                "rummikub": "rack_points",
+                "romme": "penalty",
+                "rummy": "card_points",
+            }[game]
+        )
+        romme = game == "romme"
+        assert r.must_open == r.melds_owned == r.reshuffle_keeps_top == romme
+        assert r.final_discard == r.romme_variants == romme
+        assert r.deal_range == ((10, 13) if romme else None)
+
+
 def test_names_are_normalised_and_unknown_ones_refused() -> None:
     assert variant("Stein-Plus") is variant("stein_plus")
     assert preset(" RUMMIKUB ") is variant("rummikub").rules
