@@ -11,7 +11,7 @@ with, and it sorts and compares without time-zone questions.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from engine.codec import canonical_json, from_data, to_data
@@ -60,15 +60,17 @@ def seats_to_json(seats: list[Seat] | tuple[Seat, ...]) -> str:
 
 
 def seats_from_json(text: str) -> tuple[Seat, ...]:
-    """The seats of a ``seats`` column; anything else than :func:`seats_to_json` wrote (not a
-    list of seat objects, unknown or missing keys, wrong types) raises."""
-    seats = from_data(tuple[Seat, ...], json.loads(text or "[]"))
-    for seat in seats:
-        if not (isinstance(seat.player_id, str) and isinstance(seat.name, str)):
-            raise TypeError("a seat's player_id and name must be text")
-        if not isinstance(seat.is_bot, bool):
-            raise TypeError("a seat's is_bot must be true or false")
-    return seats
+    """The seats of a ``seats`` column (keys it does not know are left out, as always); raises
+    when it is not a list of seat objects with player_id and name."""
+    names = Seat.__dataclass_fields__.keys()
+    seats = from_data(
+        tuple[Seat, ...],
+        [{k: v for k, v in d.items() if k in names} for d in json.loads(text or "[]")],
+    )
+    return tuple(
+        replace(s, player_id=str(s.player_id), name=str(s.name), is_bot=bool(s.is_bot))
+        for s in seats
+    )
 
 
 @dataclass(frozen=True, slots=True)
