@@ -124,7 +124,7 @@ def full_table(
         "tile": ["R3", "B7", "K12", "Y1", "B13", "R9", "K4", "Y11"],
         "card": ["7H", "QS", "2D", "KC"],
     }[rules.family][:discards]
-    if rules.game == "rummikub":
+    if not rules.discard_pile:
         sample_discards = []
     return view_from_melds(
         rules,

@@ -20,10 +20,12 @@ from PIL import Image, ImageDraw
 
 from engine.game import MeldView, PublicView, SeatView
 from engine.pieces import Face
+from engine.rules import preset
 
 from . import sprites
 from . import style as s
 from .layout import PieceBox, Placement, Rect, all_rects, flow, row_count
+from .rack import draw_rack, layout_rack
 from .text import Labels, draw_text, labels_or_english, number
 
 TITLE_H = 64
@@ -292,8 +294,6 @@ def layout_table(
 
 def _preset_name(view: PublicView) -> str:
     try:
-        from engine.rules import preset
-
         return preset(view.preset).name
     except Exception:  # an unknown preset still gets a picture
         return view.preset
@@ -513,8 +513,6 @@ def render_table_with_rack(
     lang: str | None = None,
 ) -> bytes:
     """The table picture with a rack drawn beneath it, in one PNG (the CLI's ``--hand``)."""
-    from .rack import draw_rack, layout_rack
-
     labels = labels_or_english(labels, lang)
     table = draw_table(view, layout_table(view, labels=labels), labels)
     rack_layout = layout_rack(
