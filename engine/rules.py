@@ -133,29 +133,24 @@ class RuleSet:
         for key in options:
             if key not in names:
                 raise RummyError(
-                    "rules.option",
-                    why=f'unknown option "{key}"',
-                    why_de=f'unbekannte Option "{key}"',
+                    "rules.option", why={"key": "why.rules.unknown_option", "option": key}
                 )
         changed = dataclasses.replace(self, **options)
         changed.validate()
         return changed
 
     def validate(self) -> None:
-        def bad(why: str, why_de: str) -> RummyError:
-            return RummyError("rules.option", why=why, why_de=why_de)
+        def bad(why: str, **params: Any) -> RummyError:
+            return RummyError("rules.option", why={"key": f"why.rules.{why}", **params})
 
         if not 2 <= self.min_players <= self.max_players <= 6:
-            raise bad("player counts must be 2-6", "Spielerzahl muss 2-6 sein")
+            raise bad("players", low=2, high=6)
         if self.pool_jokers < 0 or self.jokers_per_player < 0 or self.pool_jokers > 6:
-            raise bad("joker counts must be 0-6", "Jokeranzahl muss 0-6 sein")
+            raise bad("jokers", low=0, high=6)
         if self.turn_seconds is not None and not 30 <= self.turn_seconds <= 48 * 3600:
-            raise bad(
-                "turn time must be 30 seconds to 48 hours",
-                "Zugzeit muss 30 Sekunden bis 48 Stunden sein",
-            )
+            raise bad("turn_time")
         if not 1 <= self.hand_size <= 20:
-            raise bad("hand size must be 1-20", "Handgröße muss 1-20 sein")
+            raise bad("hand_size", low=1, high=20)
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that differ from the preset, plus the preset's name: short and stable."""
