@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -14,7 +13,6 @@ from bot.store import (
     GameRecord,
     KvRow,
     PlayerRecord,
-    ResultRow,
     Seat,
     SqliteStore,
     StoreConflict,
@@ -128,121 +126,6 @@ async def test_game_round_trip_and_duplicate(store: SqliteStore):
     with pytest.raises(StoreConflict):
         await store.create_game(record)
     assert await store.load_game("nope") is None
-
-
-async def test_lobby_then_start(store: SqliteStore):
-    await store.create_game(game())
-    await store.update_lobby("g1", SEATS, at=T0 + 1)
-    assert (await store.load_game("g1")).seats == SEATS
-    await store.start_game("g1", seats=SEATS, seed=9, snapshot_json="{}", deadline=None, at=T0 + 2)
-    loaded = await store.load_game("g1")
-    assert (loaded.status, loaded.seed, loaded.seq, loaded.snapshot_seq) == ("playing", 9, 0, 0)
-    with pytest.raises(StoreConflict):
-        await store.start_game("g1", seats=SEATS, seed=9, snapshot_json="{}", deadline=None, at=0)
-    with pytest.raises(StoreConflict):
-        await store.update_lobby("g1", SEATS, at=T0)
-
-
-async def test_append_command_is_one_transaction_with_its_effects(store: SqliteStore):
-    await started(store)
-    await store.append_command(write(1))
-    loaded = await store.load_game("g1")
-    assert (loaded.seq, loaded.snapshot_seq, loaded.snapshot_json) == (1, 1, '{"after":1}')
-    assert loaded.deadline == T0 + 121 and loaded.last_activity == T0 + 1
-    # without a snapshot the old one stays, and a non-activity command keeps last_activity
-    await store.append_command(write(2, snapshot_json=None, activity=False))
-    loaded = await store.load_game("g1")
-    assert (loaded.seq, loaded.snapshot_seq, loaded.last_activity) == (2, 1, T0 + 1)
-    assert [(c.seq, c.text) for c in await store.commands("g1")] == [(1, "cmd 1"), (2, "cmd 2")]
-    assert [c.seq for c in await store.commands("g1", after_seq=1)] == [2]
-
-
-@pytest.mark.parametrize("seq", [2, 4])
-async def test_a_repeated_or_skipped_seq_is_refused(store: SqliteStore, seq: int):
-    await started(store)
-    await store.append_command(write(1))
-    await store.append_command(write(2))
-    with pytest.raises(StoreConflict):
-        await store.append_command(write(seq, text="again"))
-    assert [c.text for c in await store.commands("g1")] == ["cmd 1", "cmd 2"]
-    assert (await store.load_game("g1")).seq == 2
-
-
-async def test_group_commit_isolates_a_bad_write(store: SqliteStore):
-    for k in range(20):
-        await started(store, f"g{k}")
-    good = [store.append_command(write(1, f"g{k}")) for k in range(20)]
-    bad = store.append_command(write(5, "g3"))
-    results = await asyncio.gather(*good, bad, return_exceptions=True)
-    assert all(r is None for r in results[:20])
-    assert isinstance(results[20], StoreConflict)
-    for k in range(20):
-        assert (await store.load_game(f"g{k}")).seq == 1
-
-
-async def test_a_batch_of_many_games_is_written_row_for_row(store: SqliteStore):
-    # one multi-row statement per batch: every game still gets exactly its own values
-    for k in range(30):
-        await started(store, f"g{k}")
-    await asyncio.gather(
-        *(
-            store.append_command(
-                write(
-                    1,
-                    f"g{k}",
-                    text=f"t{k}",
-                    snapshot_json=None if k % 2 else f"[{k}]",
-                    activity=k % 3 != 0,
-                    deadline=None if k % 5 == 0 else T0 + k,
-                )
-            )
-            for k in range(30)
-        )
-    )
-    for k in range(30):
-        loaded = await store.load_game(f"g{k}")
-        assert loaded.seq == 1
-        assert loaded.snapshot_seq == (0 if k % 2 else 1)
-        assert loaded.snapshot_json == ('{"deal":1}' if k % 2 else f"[{k}]")
-        assert loaded.last_activity == (T0 if k % 3 == 0 else T0 + 1)
-        assert loaded.deadline == (None if k % 5 == 0 else T0 + k)
-        assert [c.text for c in await store.commands(f"g{k}")] == [f"t{k}"]
-
-
-async def test_two_commands_of_one_game_in_one_batch_go_in_order(store: SqliteStore):
-    await started(store)
-    await store.append_command(write(1))
-    await asyncio.gather(store.append_command(write(2)), store.append_command(write(3)))
-    assert [c.seq for c in await store.commands("g1")] == [1, 2, 3]
-    assert (await store.load_game("g1")).seq == 3
-
-
-async def test_finishing_write_stores_results_and_ladder_rows(store: SqliteStore):
-    await started(store)
-    rows = tuple(
-        ResultRow("g1", seat, pid, points, rank, rank == 1, "out", T0 + 1, {"left": []})
-        for seat, pid, points, rank in ((0, "alice", 12.0, 1), (1, "bot:easy:1", -12.0, 2))
-    )
-    kv = (KvRow("ladder", "guild:rummikub", {"games": 1}),)
-    await store.append_command(write(1, status="finished", deadline=None, results=rows, kv=kv))
-    loaded = await store.load_game("g1")
-    assert loaded.status == "finished" and loaded.deadline is None
-    assert await store.results("g1") == list(rows)
-    assert await store.kv_get("ladder", "guild:rummikub") == {"games": 1}
-    assert await store.load_unfinished_games() == []
-    # a finished game takes no more commands
-    with pytest.raises(StoreConflict):
-        await store.append_command(write(2))
-
-
-async def test_a_failed_finishing_write_leaves_nothing(store: SqliteStore):
-    await started(store)
-    rows = (ResultRow("g1", 0, "alice", 1.0, 1, True, "out", T0),) * 2  # duplicate seat
-    with pytest.raises(StoreConflict):  # a StoreError, never a raw sqlite3 error
-        await store.append_command(write(1, status="finished", results=rows))
-    loaded = await store.load_game("g1")
-    assert (loaded.status, loaded.seq) == ("playing", 0)
-    assert await store.commands("g1") == [] and await store.results("g1") == []
 
 
 async def test_unfinished_games_timer_status_meta(store: SqliteStore):

@@ -1,6 +1,7 @@
-"""One owner per database (issue 14): the owner lease, guarded writes, stale writers, the read
-snapshot, quarantine and the version 1 -> 2 migration, on real SQLite files and, where the
-attack needs them, real processes (a second process, a killed one, a stopped one)."""
+"""One owner per database (issue 14): the owner lease, stale writers, quarantine and the version
+1 -> 2 migration, on real SQLite files and, where the attack needs them, real processes (a second
+process, a killed one, a stopped one). The guarantees every store keeps (guarded writes, stolen
+leases, read-only stores, the snapshot) are in the contract suite, tests/store_contract/."""
 
 from __future__ import annotations
 
@@ -20,14 +21,10 @@ import pytest
 from bot.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
-    KvRow,
-    PlayerRecord,
-    ResultRow,
     SqliteStore,
     StoreConflict,
     StoreError,
     StoreLocked,
-    StoreOwnerLost,
     open_store,
 )
 from bot.store.sqlite import MIGRATIONS
@@ -387,57 +384,8 @@ async def test_the_heartbeat_renews_and_close_releases(tmp_path: Path):
     await again.close()
 
 
-async def test_a_stolen_lease_stops_every_write(tmp_path: Path):
-    path = tmp_path / "rummy.sqlite3"
-    store = SqliteStore(path)
-    await store.open()
-    await store.create_game(game("lobby"))
-    await started(store, "g1")
-    raw(path, "UPDATE owner SET token = 'thief', pid = 1, host = 'elsewhere'")
-    attempts = {
-        "append": lambda: store.append_command(write(1)),
-        "create": lambda: store.create_game(game("new")),
-        "player": lambda: store.upsert_player(PlayerRecord("p", "P")),
-        "kv": lambda: store.kv_put([KvRow("ns", "k", 1)]),
-        "status": lambda: store.set_status("lobby", "cancelled", at=T0),
-        "timer": lambda: store.set_timer("g1", deadline=1.0, reminder_sent=True),
-        "meta": lambda: store.update_meta("g1", {"x": 1}, at=T0),
-        "lobby": lambda: store.update_lobby("lobby", SEATS, at=T0),
-        "start": lambda: store.start_game(
-            "lobby", seats=SEATS, seed=1, snapshot_json="{}", deadline=None, at=T0
-        ),
-        "quarantine": lambda: store.quarantine("g1", "why", at=T0),
-    }
-    for name, attempt in attempts.items():
-        with pytest.raises(StoreOwnerLost) as caught:
-            await attempt()
-        assert caught.value.code == "lost", name
-    assert not store.owned
-    assert "no longer owns" in str(caught.value)
-    # reads still work; nothing was written
-    assert (await store.load_game("g1")).seq == 0
-    assert await store.commands("g1") == [] and await store.game_ids() == ["g1", "lobby"]
-    assert raw(path, "SELECT count(*) FROM kv") == [(0,)]
-    await store.close()
-    assert raw(path, "SELECT token, released FROM owner") == [("thief", None)]
-
-
-async def test_a_lease_stolen_inside_a_group_commit_fails_the_whole_batch(tmp_path: Path):
-    path = tmp_path / "rummy.sqlite3"
-    store = SqliteStore(path)
-    await store.open()
-    for i in range(20):
-        await started(store, f"g{i}")
-    raw(path, "UPDATE owner SET token = 'thief'")
-    outcomes = await asyncio.gather(
-        *(store.append_command(write(1, f"g{i}")) for i in range(20)), return_exceptions=True
-    )
-    assert all(isinstance(o, StoreOwnerLost) for o in outcomes)
-    assert raw(path, "SELECT count(*) FROM commands") == [(0,)]
-    await store.close()
-
-
-# ---------------------------------------------------------------------------- guarded writes
+# ---------------------------------------------------------------------------- a store of its own
+# (guarded writes, the snapshot, read-only stores and stolen leases: tests/store_contract/)
 
 
 @pytest.fixture
@@ -446,87 +394,6 @@ async def store(tmp_path: Path):
     await s.open()
     yield s
     await s.close()
-
-
-async def test_set_status_checks_status_and_seq(store: SqliteStore):
-    await store.create_game(game("lobby"))
-    await started(store, "g1")
-    await store.append_command(write(1))
-    with pytest.raises(StoreConflict, match="is playing at seq 1, not lobby"):
-        await store.set_status("g1", "cancelled", at=T0, expect="lobby")  # a stale lobby expiry
-    with pytest.raises(StoreConflict, match="at seq 0"):
-        await store.set_status("g1", "cancelled", at=T0, seq=0)
-    assert (await store.load_game("g1")).status == "playing"
-    await store.set_status("g1", "cancelled", at=T0, expect="playing", seq=1)
-    # a game that ended can no longer change by default
-    with pytest.raises(StoreConflict, match="cancelled"):
-        await store.set_status("g1", "playing", at=T0)
-    with pytest.raises(StoreError) as missing:
-        await store.set_status("nope", "cancelled", at=T0)
-    assert missing.value.code == "missing" and not isinstance(missing.value, StoreConflict)
-    await store.set_status("lobby", "cancelled", at=T0 + 5, expect=("lobby",))
-    assert (await store.load_game("lobby")).status == "cancelled"
-
-
-async def test_deadline_writes_are_guarded_by_seq_and_status(store: SqliteStore):
-    await started(store, "g1")
-    await store.append_command(write(1))
-    with pytest.raises(StoreConflict):  # a stale reminder of the turn before
-        await store.set_timer("g1", deadline=T0 + 5, reminder_sent=True, seq=0)
-    assert (await store.load_game("g1")).deadline == T0 + 1 + 120
-    await store.set_timer("g1", deadline=T0 + 500, reminder_sent=True, seq=1)
-    loaded = await store.load_game("g1")
-    assert (loaded.deadline, loaded.reminder_sent) == (T0 + 500, True)
-    await store.create_game(game("lobby"))
-    with pytest.raises(StoreConflict):  # only a playing game has a turn deadline
-        await store.set_timer("lobby", deadline=T0, reminder_sent=False)
-    with pytest.raises(StoreConflict):
-        await store.update_meta("g1", {"x": 1}, at=T0, expect="lobby")
-    await store.update_meta("g1", {"x": 1}, at=T0, expect="playing", seq=1)
-    assert (await store.load_game("g1")).meta == {"x": 1}
-
-
-# ---------------------------------------------------------------------------- one snapshot
-
-
-async def test_a_snapshot_is_one_consistent_state_while_the_owner_writes(store: SqliteStore):
-    await started(store, "g1")
-    await store.append_command(write(1))
-    async with store.snapshot() as snap:
-        before = await snap.load_game("g1")
-        for seq in (2, 3, 4):  # the owner goes on writing while the snapshot reads
-            await store.append_command(write(seq))
-        await store.create_game(game("later"))
-        commands = await snap.commands("g1")
-        assert before.seq == 1 and [c.seq for c in commands] == [1]  # no false gap
-        assert await snap.game_ids() == ["g1"]
-        assert len(await snap.load_unfinished_games()) == 1
-    async with store.snapshot() as snap:
-        assert (await snap.load_game("g1")).seq == 4
-        assert [c.seq for c in await snap.commands("g1")] == [1, 2, 3, 4]
-
-
-async def test_a_read_only_store_reads_a_live_database_without_the_lease(store: SqliteStore):
-    await started(store, "g1")
-    reader = SqliteStore(store.path, readonly=True)
-    await reader.open()
-    try:
-        assert reader.owner_token is None and not reader.owned
-        assert (await reader.owner()).token == store.owner_token
-        async with reader.snapshot() as snap:
-            assert (await snap.load_game("g1")).status == "playing"
-        for attempt in (
-            lambda: reader.kv_put([KvRow("a", "b", 1)]),
-            lambda: reader.set_status("g1", "cancelled", at=T0),
-            lambda: reader.append_command(write(1)),
-        ):
-            with pytest.raises(StoreError) as caught:
-                await attempt()
-            assert caught.value.code == "readonly"
-        await store.append_command(write(1))  # the owner is not disturbed
-        assert (await reader.load_game("g1")).seq == 1
-    finally:
-        await reader.close()
 
 
 # ---------------------------------------------------------------------------- quarantine, bad rows
@@ -606,10 +473,47 @@ async def test_a_version_1_database_is_migrated_with_its_data(tmp_path: Path):
         assert {"games_status", "games_channel", "results_player"} <= indexes
 
 
-async def test_results_still_need_their_game(store: SqliteStore):
-    """Foreign keys stay on after the migration's table rebuild."""
-    await started(store, "g1")
-    rows = (ResultRow("ghost", 0, "alice", 1.0, 1, True, "out", T0),)
-    with pytest.raises(StoreConflict):
-        await store.append_command(write(1, status="finished", results=rows))
-    assert (await store.load_game("g1")).seq == 0
+def schema_of(path: Path) -> list[tuple[str, str, str]]:
+    """Every table, index and trigger with its columns / SQL words, whitespace aside."""
+    with closing(sqlite3.connect(path)) as db:
+        rows = db.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"
+        ).fetchall()
+    return [
+        (kind, name, " ".join((sql or "").replace("games_v2", "games").split()))
+        for kind, name, sql in rows
+    ]
+
+
+async def test_every_start_ends_at_the_same_schema(tmp_path: Path):
+    """A new file, a version 0 file (SQLite, no tables yet) and a version 1 file migrated by
+    the numbered .sql files all end with the same tables, indexes and triggers."""
+    fresh, zero, one = (tmp_path / f"{name}.sqlite3" for name in ("fresh", "zero", "one"))
+    with closing(sqlite3.connect(zero)) as db:
+        db.execute("VACUUM")  # a valid SQLite file of one empty page: user_version 0
+    assert zero.stat().st_size > 0
+    with closing(sqlite3.connect(one)) as db:
+        db.executescript(MIGRATIONS[0])
+        db.execute("PRAGMA user_version = 1")
+        db.commit()
+    for path in (fresh, zero, one):
+        store = SqliteStore(path)
+        await store.open()
+        assert await store.schema_version() == SCHEMA_VERSION
+        await store.close()
+        assert raw(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
+    assert schema_of(zero) == schema_of(fresh)
+    # the rebuilt games table keeps its name and columns, not the words of its CREATE
+    assert [(k, n) for k, n, _ in schema_of(one)] == [(k, n) for k, n, _ in schema_of(fresh)]
+    assert raw(one, "PRAGMA table_info(games)") == raw(fresh, "PRAGMA table_info(games)")
+
+
+def test_the_migrations_are_numbered_files():
+    from bot.store.schema import MIGRATION_FILES, statements
+
+    assert MIGRATION_FILES == ("0001_initial.sql", "0002_owner_quarantine.sql")
+    assert len(MIGRATIONS) == SCHEMA_VERSION
+    for script in MIGRATIONS:
+        assert list(statements(script))  # every file holds statements, none left incomplete
+    with pytest.raises(ValueError, match="incomplete"):
+        list(statements("CREATE TABLE x (a INTEGER"))
