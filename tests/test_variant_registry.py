@@ -21,6 +21,7 @@ from bot.league.service import NS_RESULT
 from bot.service import GameService, ManualClock, ServiceConfig
 from bot.service.soak import verify_game
 from bot.store import SqliteStore
+from bot.wiring import build_service
 from engine.errors import RummyError
 from engine.game import Result, load_game
 from engine.rules import PRESETS, RuleSet, preset
@@ -180,12 +181,13 @@ def test_every_registered_variant_has_its_texts(rummikub25: Variant) -> None:
 
 
 async def open_world(path: Path) -> tuple[SqliteStore, League, GameService]:
+    """The store on a real SQLite file, the league, and the service wired as the bot wires it."""
     store = SqliteStore(path)
     await store.open()
     clock = ManualClock(T0)
     league = await League(store, clock=clock.now).open()
     config = ServiceConfig(pictures=False, bot_pause=0.0, abandon_after=None, lobby_expiry=None)
-    service = GameService(store, config=config, clock=clock, result_hooks=[league.result_hook])
+    service = build_service(store, config=config, clock=clock, league=league, pictures=False)
     await service.start(run_timers=False)
     return store, league, service
 
