@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -204,8 +205,9 @@ async def play(service: GameService, game_id: str, name: str, bots: int, seed: i
 
 
 async def test_the_throwaway_variant_through_service_store_and_ladder(
-    tmp_path: Path, rummikub25: Variant
+    tmp_path: Path, rummikub25: Variant, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.WARNING)
     path = tmp_path / "variant.sqlite3"
     store, league, service = await open_world(path)
     try:
@@ -227,6 +229,8 @@ async def test_the_throwaway_variant_through_service_store_and_ladder(
         assert ladder.games == ("r25a", "r25b")
         assert ladder.rows
         assert (await league.ladder(GUILD, "rummikub")).games == ()  # its own ladder
+        # the computer players' worker process knows the variant too (it thought for them)
+        assert not [r for r in caplog.records if "unknown_preset" in r.getMessage()]
     finally:
         await service.stop()
         await store.close()
