@@ -5,6 +5,7 @@ from __future__ import annotations
 from rendering import LadderRow, render_history, render_ladder
 from rendering import style as s
 from rendering.ladder import HISTORY_H, HISTORY_W, layout_ladder
+from tests.rendering.words import EN
 
 ROWS = [
     LadderRow("Anna", 12, 7, 54.5, 72, 75.7, 18.3, 1.2, 1),
@@ -14,7 +15,7 @@ ROWS = [
 
 
 def test_ladder_renders_top_rows(png):
-    image = png(render_ladder(ROWS * 5, top=10))
+    image = png(render_ladder(ROWS * 5, top=10, labels=EN))
     layout = layout_ladder(10)
     assert image.size == (layout.width, layout.height)
     for rect in layout.rows:
@@ -22,11 +23,11 @@ def test_ladder_renders_top_rows(png):
 
 
 def test_ladder_is_deterministic():
-    assert render_ladder(ROWS) == render_ladder(list(ROWS))
+    assert render_ladder(ROWS, labels=EN) == render_ladder(list(ROWS), labels=EN)
 
 
 def test_highlighted_player_is_framed(png):
-    image = png(render_ladder(ROWS, highlight="Chiara"))
+    image = png(render_ladder(ROWS, highlight="Chiara", labels=EN))
     rows = layout_ladder(len(ROWS)).rows
     assert image.getpixel((rows[2].x0 + 1, rows[2].centre[1])) == s.HIGHLIGHT
     assert image.getpixel((rows[0].x0 + 1, rows[0].centre[1])) != s.HIGHLIGHT
@@ -47,14 +48,14 @@ def test_rows_from_standing_dicts():
         }
     )
     assert row.player == "u1" and row.position is None and row.trend == -0.5
-    assert render_ladder([row, {"name": "Bo", "games": 1}])[:4] == b"\x89PNG"
+    assert render_ladder([row, {"name": "Bo", "games": 1}], labels=EN)[:4] == b"\x89PNG"
 
 
 def test_history_chart_handles_any_length(png):
     for history in ([], [3.0], [1.0, 1.0], [i * 0.5 - 3 for i in range(80)]):
-        data = render_history(history, name="Anna")
+        data = render_history(history, name="Anna", labels=EN)
         assert png(data).size == (HISTORY_W, HISTORY_H)
-        assert data == render_history(list(history), name="Anna")
+        assert data == render_history(list(history), name="Anna", labels=EN)
 
 
 def test_ladder_numbers_are_readable_on_a_phone():

@@ -11,6 +11,7 @@ from engine.pieces import Card, Tile, parse_faces, sort_key, sort_key_value
 from engine.rules import preset
 from rendering import arrange, layout_rack, render_rack
 from rendering import style as s
+from tests.rendering.words import EN
 
 RACK = parse_faces("R5 R6 R7 B9 Y9 K9 J B1 B2 B3 B4 R12 K12 Y3 Y4 R1 K7 B13 Y13 R9")
 SPEC = preset("rummikub").meld_spec
@@ -71,7 +72,7 @@ def test_cards_sort_too():
 def test_new_pieces_glow(png):
     new = {0, 6}
     layout = layout_rack(RACK, sort="run", new=new)
-    image = png(render_rack(RACK, sort="run", new=new))
+    image = png(render_rack(RACK, sort="run", new=new, labels=EN))
     assert image.size == (layout.width, layout.height)
     for piece, index in zip(layout.pieces, layout.order, strict=True):
         y = piece.rect.centre[1]
@@ -83,7 +84,9 @@ def test_new_pieces_glow(png):
 
 
 def test_rack_is_deterministic_and_within_bounds():
-    assert render_rack(RACK, sort="group") == render_rack(list(RACK), sort="group")
+    assert render_rack(RACK, sort="group", labels=EN) == render_rack(
+        list(RACK), sort="group", labels=EN
+    )
     layout = layout_rack(RACK, sort="group")
     for rect in layout.rects():
         assert rect.inside(layout.width, layout.height)
@@ -91,8 +94,8 @@ def test_rack_is_deterministic_and_within_bounds():
 
 
 def test_strings_are_accepted_and_empty_rack_renders(png):
-    assert render_rack(["R5", "J"]) == render_rack(parse_faces("R5 J"))
-    assert png(render_rack([])).size[0] > 0
+    assert render_rack(["R5", "J"], labels=EN) == render_rack(parse_faces("R5 J"), labels=EN)
+    assert png(render_rack([], labels=EN)).size[0] > 0
 
 
 def test_unknown_sort_is_rejected():

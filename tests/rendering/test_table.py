@@ -14,6 +14,7 @@ from rendering import layout_table, render_table, sprites
 from rendering import style as s
 from rendering.layout import Rect
 from rendering.samples import full_table, make_seats, view_from_melds
+from tests.rendering.words import DE, EN
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -33,8 +34,8 @@ def test_full_table_of_every_preset_renders(name, png):
     rules = preset(name)
     deck_size = len(rules.deck(len(view.seats)))
     assert sum(len(m.pieces) for m in view.melds) == deck_size
-    image = png(render_table(view))
-    layout = layout_table(view)
+    image = png(render_table(view, labels=EN))
+    layout = layout_table(view, labels=EN)
     assert image.size == (layout.width, layout.height)
     for rect in layout.rects():
         assert rect.inside(layout.width, layout.height), rect
@@ -42,25 +43,25 @@ def test_full_table_of_every_preset_renders(name, png):
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
 def test_same_view_gives_identical_bytes(name):
-    assert render_table(full_table(name)) == render_table(full_table(name))
+    assert render_table(full_table(name), labels=EN) == render_table(full_table(name), labels=EN)
 
 
 def test_different_views_give_different_pictures():
-    a = render_table(full_table("rummikub"))
-    b = render_table(full_table("rummikub", discards=0, jokers=2))
+    a = render_table(full_table("rummikub"), labels=EN)
+    b = render_table(full_table("rummikub", discards=0, jokers=2), labels=EN)
     assert a != b
 
 
 def test_106_tile_table_meets_the_size_target():
     view = full_table("rummikub", jokers=2)
     assert sum(len(m.pieces) for m in view.melds) == 106
-    assert len(render_table(view)) <= 250 * 1024
+    assert len(render_table(view, labels=EN)) <= 250 * 1024
 
 
 def test_changed_pieces_glow_and_others_do_not(png):
     view = full_table("rummikub")
-    layout = layout_table(view)
-    image = png(render_table(view))
+    layout = layout_table(view, labels=EN)
+    image = png(render_table(view, labels=EN))
     changed = [p for m in layout.melds for p in m.pieces if p.changed]
     plain = [p for m in layout.melds for p in m.pieces if not p.changed]
     expected = {(m.number, i) for m in view.melds for i in m.changed}
@@ -83,8 +84,8 @@ def test_changed_pieces_glow_and_others_do_not(png):
 
 def test_meld_numbers_sit_on_labels_left_of_their_melds(png):
     view = full_table("stein")
-    layout = layout_table(view)
-    image = png(render_table(view))
+    layout = layout_table(view, labels=EN)
+    image = png(render_table(view, labels=EN))
     assert [m.number for m in layout.melds] == [m.number for m in view.melds]
     for meld in layout.melds:
         first = meld.pieces[0].rect
@@ -95,8 +96,8 @@ def test_meld_numbers_sit_on_labels_left_of_their_melds(png):
 
 def test_claims_are_framed_with_the_owners_name(png):
     view = full_table("stein_plus")
-    layout = layout_table(view)
-    image = png(render_table(view))
+    layout = layout_table(view, labels=EN)
+    image = png(render_table(view, labels=EN))
     claimed = [m for m in view.melds if m.claim is not None]
     assert claimed
     for meld in view.melds:
@@ -117,8 +118,8 @@ def test_claims_are_framed_with_the_owners_name(png):
 
 def test_current_seat_is_marked(png):
     view = full_table("rummikub")
-    layout = layout_table(view)
-    image = png(render_table(view))
+    layout = layout_table(view, labels=EN)
+    image = png(render_table(view, labels=EN))
     for box in layout.seats:
         left_edge = pixel(image, (box.rect.x0 + 1, box.rect.centre[1]))
         if box.seat == view.current:
@@ -134,7 +135,7 @@ def test_current_seat_is_marked(png):
 def test_no_seat_is_current_once_the_game_is_over():
     view = full_table("rummy")
     view.status = "finished"
-    layout = layout_table(view)
+    layout = layout_table(view, labels=EN)
     assert not any(b.current for b in layout.seats)
     assert layout.result is not None
 
@@ -152,8 +153,8 @@ def _long_view() -> PublicView:
 
 def test_long_tables_wrap_inside_the_picture(png):
     view = _long_view()
-    layout = layout_table(view)
-    image = png(render_table(view))
+    layout = layout_table(view, labels=EN)
+    image = png(render_table(view, labels=EN))
     assert image.size == (layout.width, layout.height)
     for rect in layout.rects():
         assert rect.inside(layout.width, layout.height), rect
@@ -166,7 +167,7 @@ def test_long_tables_wrap_inside_the_picture(png):
 
 
 def test_pieces_never_overlap():
-    layout = layout_table(_long_view())
+    layout = layout_table(_long_view(), labels=EN)
     rects = [p.rect for m in layout.melds for p in m.pieces] + [m.label for m in layout.melds]
     seen = set()
     for r in rects:
@@ -183,7 +184,7 @@ def test_pieces_never_overlap():
 
 
 def test_numerals_are_readable_on_a_phone():
-    layout = layout_table(full_table("rummikub"))
+    layout = layout_table(full_table("rummikub"), labels=EN)
     assert s.phone_numeral_height(layout.numeral_height, layout.width) >= s.MIN_PHONE_NUMERAL
 
 
@@ -205,7 +206,7 @@ def test_numeral_ink_is_as_high_as_the_layout_says():
 
 def test_card_melds_are_grouped_in_front_of_their_owners():
     view = full_table("romme", 6)
-    layout = layout_table(view)
+    layout = layout_table(view, labels=EN)
     names = [sec.title for sec in layout.sections]
     owners = sorted({m.owner for m in view.melds if m.owner is not None})
     assert names[: len(owners)] == [view.seats[o].name for o in owners]
@@ -224,7 +225,7 @@ def test_card_melds_are_grouped_in_front_of_their_owners():
 
 def test_stein_discards_show_every_tile_in_order():
     view = full_table("stein", discards=8)
-    layout = layout_table(view)
+    layout = layout_table(view, labels=EN)
     assert [p.face for p in layout.discards] == view.discards
 
 
@@ -240,13 +241,13 @@ def test_empty_table_and_german_labels_render(png):
         pool=78,
         discards=[],
     )
-    layout = layout_table(view, lang="de")
+    layout = layout_table(view, labels=DE)
     assert layout.empty is not None and not layout.melds
-    image = png(render_table(view, lang="de"))
+    image = png(render_table(view, labels=DE))
     assert image.size == (layout.width, layout.height)
 
 
 def test_invalid_meld_still_draws():
     view = full_table("rummikub")
     view.melds.append(MeldView(number=len(view.melds) + 1, pieces=["R1", "B5"], kind=None))
-    assert render_table(view)[:4] == b"\x89PNG"
+    assert render_table(view, labels=EN)[:4] == b"\x89PNG"
