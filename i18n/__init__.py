@@ -149,16 +149,19 @@ def error_dict(exc: Any, lang: str = "en") -> dict[str, str]:
 
 
 def event_text(event: Any, lang: str = "en", names: Sequence[str] = ()) -> str:
-    """The sentence for an event (``kind``, ``seat``, ``params``) in ``lang``. ``names[seat]`` is
-    the ``player`` param, and any ``{"seat": n}`` param is ``names[n]``."""
+    """The sentence for an event (``kind``, ``seat``, ``params``) in ``lang``: the catalogue key is
+    ``params["key"]`` when the event names one (a kind worded per game or case), else
+    ``event.<kind>``. Unless the event carries ``player`` itself, it is ``names[seat]``; any
+    ``{"seat": n}`` param is ``names[n]``."""
     params = getattr(event, "params", None)
     if params is None:  # TRANSITIONAL: an event that still carries its own text/text_de
         return event.text_de if lang_of(lang) == "de" else event.text
     params = dict(params)
+    key = params.pop("key", None) or f"event.{event.kind}"
     seat = getattr(event, "seat", None)
     if seat is not None and "player" not in params:
         params["player"] = names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
-    return _t(f"event.{event.kind}", lang_of(lang), params, list(names))
+    return _t(key, lang_of(lang), params, list(names))
 
 
 def render_labels(lang: str = "en") -> dict[str, str]:

@@ -111,6 +111,12 @@ def test_nested_keys_lists_plurals_and_seats(monkeypatch):
     event = SimpleNamespace(kind="x", seat=1, params={"n": 2, "other": {"seat": 0}, "list": "-"})
     assert event_text(event, "en", ["Ann", "Bob"]) == "Bob takes 2 from Ann: -"
     assert event_text(event, "en") == "#2 takes 2 from #1: -"
+    keyed = SimpleNamespace(kind="draw", seat=0, params={"key": "why.x", "what": "keyed"})
+    assert event_text(keyed, "en", ["Ann"]) == "a keyed reason."
+    own = SimpleNamespace(
+        kind="x", seat=0, params={"player": "Me", "n": 1, "other": "you", "list": ""}
+    )
+    assert event_text(own, "en", ["Ann"]) == "Me takes 1 from you: "
 
 
 def test_error_text_of_real_errors():
