@@ -16,3 +16,8 @@ class LeagueError(CodedError):
     """A rejected league, season, sitting or tournament operation."""
 
     catalogue = MESSAGES
+
+
+class LeagueServiceError(LeagueError):
+    """A rejected league operation of the storage layer (the ladder book, sittings, matches,
+    tournament desk): a :class:`LeagueError` of its own family."""
