@@ -81,6 +81,10 @@ def template(key: str, lang: str = "en") -> str:
     return found
 
 
+def _seat_name(seat: int, names: Sequence[str]) -> str:
+    return names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
+
+
 def _word(value: Any, lang: str, names: Sequence[str] | None) -> Any:
     if isinstance(value, Mapping):
         if "key" in value:
@@ -92,9 +96,8 @@ def _word(value: Any, lang: str, names: Sequence[str] | None) -> Any:
             return str(value.get("sep", " ")).join(
                 str(_word(item, lang, names)) for item in value["items"]
             )
-        if "seat" in value and names is not None:
-            seat = value["seat"]
-            return names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
+        if "seat" in value:
+            return _seat_name(value["seat"], names or ())
     return value
 
 
@@ -160,7 +163,7 @@ def event_text(event: Any, lang: str = "en", names: Sequence[str] = ()) -> str:
     key = params.pop("key", None) or f"event.{event.kind}"
     seat = getattr(event, "seat", None)
     if seat is not None and "player" not in params:
-        params["player"] = names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
+        params["player"] = _seat_name(seat, names)
     return _t(key, lang_of(lang), params, list(names))
 
 
