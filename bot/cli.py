@@ -8,7 +8,7 @@
 - ``rummy-bot verify-db --db PATH [--json]``: replay and check every stored game; exit 1 on any
   problem.
 - ``rummy-bot ladder ...`` and ``rummy-bot tournament simulate|show ...``: the organiser's league
-  tools (:mod:`bot.league.cli`).
+  tools (:mod:`bot.league_tools.cli`).
 
 A database that cannot be used (missing, empty, damaged, another program's, newer, read-only, full,
 or owned by another running process) ends every command with ONE line on stderr,
@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify-db", help="replay and check every stored game")
     verify.add_argument("--db", dest="verify_db", required=True, help="SQLite file")
     verify.add_argument("--json", action="store_true")
-    from .league.cli import register as register_league
+    from .league_tools.cli import register as register_league
 
     register_league(sub)
     return parser
@@ -230,7 +230,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
         if args.command == "verify-db":
             return _verify(args)
         if args.command in ("ladder", "tournament"):
-            from .league.cli import run as run_league
+            from .league_tools.cli import run as run_league
 
             return run_league(args)
         if settings.discord_token and not args.console:

@@ -1,19 +1,24 @@
-"""League logic: ladder, seasons, Rommé sittings, Rummy matches and Stein-Rummy tournaments.
+"""The league: ladder, seasons, Rommé sittings, Rummy matches and Stein-Rummy tournaments.
 
-Pure Python (no I/O, no SQL, no asyncio, no discord). Every state value has ``to_dict()`` /
-``from_dict()``; :func:`bot.league.codec.dumps` gives its byte-stable JSON. See RULES.md
-"Tournaments and ladder" and seed 000 "Turniere".
+The rules are pure modules without I/O: :mod:`~bot.league.ladder` (results, ratings, seasons),
+:mod:`~bot.league.presets` (result builders, the Rommé sitting, the Rummy match),
+:mod:`~bot.league.kinds` (how each variant's :class:`~engine.variants.Ladder` kind counts),
+:mod:`~bot.league.tournament` (seating, scoring, director actions, standings) and
+:mod:`~bot.league.mp`. Every state value has ``to_dict()`` / ``from_dict()`` (the engine's
+codec); :func:`dumps` gives its byte-stable JSON. See RULES.md "Tournaments and ladder" and
+seed 000 "Turniere".
 
-The storage glue is separate and exported lazily, so importing ``bot.league`` stays pure:
-:class:`League` (:mod:`bot.league.service`: the store's key/value rows, the game service's result
-hook), :class:`TournamentRunner` (:mod:`bot.league.runner`: tournament games with computer players
-through the game service) and the organiser's CLI (:mod:`bot.league.cli`).
+The storage part reads and writes a :class:`~bot.store.Store`: :class:`League`
+(:mod:`bot.league.service`, the facade over the ladder book, the sittings, the matches and the
+tournament desk, and the game service's result hook) and the tournament repository
+(:mod:`bot.league.repository`). This package is the league's public API for the layers above;
+it never imports the game service (the tournament runner and the organiser's CLI that drive the
+service are :mod:`bot.league_tools`).
 """
 
-from typing import Any
-
 from bot.league.codec import dumps, loads
-from bot.league.errors import LeagueError
+from bot.league.errors import LeagueError, LeagueServiceError
+from bot.league.kinds import SCORING, LadderScoring, result_from_scores
 from bot.league.ladder import (
     GameResult,
     HistoryEntry,
@@ -41,10 +46,20 @@ from bot.league.presets import (
     result_from_romme,
     result_from_rummikub,
     result_from_rummy_match,
-    result_from_scores,
     result_from_stein,
     rummy_hand_points,
 )
+from bot.league.records import (
+    PlayerStats,
+    PresetStats,
+    RunningMatch,
+    RunningSitting,
+    TournamentGame,
+    TournamentInfo,
+    VoidRecord,
+)
+from bot.league.repository import KvTournamentRepository, TournamentRepository
+from bot.league.service import League
 from bot.league.tournament import (
     DirectorAction,
     Group,
@@ -71,44 +86,19 @@ from bot.league.tournament import (
     table_sizes,
 )
 
-# name -> module, imported on first use (they need the store / the game service)
-_LAZY = {
-    "League": "bot.league.service",
-    "LeagueServiceError": "bot.league.service",
-    "PlayerStats": "bot.league.service",
-    "PresetStats": "bot.league.service",
-    "RunningMatch": "bot.league.service",
-    "RunningSitting": "bot.league.service",
-    "TournamentGame": "bot.league.service",
-    "TournamentInfo": "bot.league.service",
-    "VoidRecord": "bot.league.service",
-    "PlayedGame": "bot.league.runner",
-    "TournamentRunner": "bot.league.runner",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bot.league' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
 __all__ = [
+    "SCORING",
     "DirectorAction",
     "GameMeta",
     "GameResult",
     "Group",
     "HistoryEntry",
+    "KvTournamentRepository",
     "Ladder",
+    "LadderScoring",
     "League",
     "LeagueError",
     "LeagueServiceError",
-    "PlayedGame",
     "PlayerResult",
     "PlayerStats",
     "PresetStats",
@@ -129,8 +119,8 @@ __all__ = [
     "Tournament",
     "TournamentGame",
     "TournamentInfo",
+    "TournamentRepository",
     "TournamentRow",
-    "TournamentRunner",
     "VoidRecord",
     "award_game",
     "choose_group",

@@ -1,8 +1,9 @@
 """Canonical JSON and ISO times shared by the league value types.
 
-Every state object has ``to_dict()`` / ``from_dict()``; :func:`dumps` turns such a dict into the
-byte-stable text the store keeps (sorted keys, no spaces, UTF-8 kept as is), so the same state
-always gives the same bytes.
+Every state object has ``to_dict()`` / ``from_dict()`` (``engine.codec``); :func:`dumps` turns
+such a dict into the byte-stable text the store keeps: it is the engine's one
+:func:`engine.codec.canonical_json` (sorted keys, no spaces, UTF-8 kept as is), so the same
+state always gives the same bytes.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.codec import canonical_json as dumps
 
-def dumps(data: Any) -> str:
-    """Canonical JSON text of a ``to_dict()`` value."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+__all__ = ["dumps", "loads", "parse_time"]
 
 
 def loads(text: str) -> Any:

@@ -32,6 +32,7 @@ from openskill.models import PlackettLuce
 
 from bot.league.codec import parse_time
 from bot.league.errors import LeagueError
+from engine.codec import from_data, to_data
 
 ORDERS = ("percent", "rating")
 # Tolerance for float MP checks (averaged ties give thirds and halves).
@@ -76,25 +77,11 @@ class PlayerResult:
             object.__setattr__(self, "points", float(self.points))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "player_id": self.player_id,
-            "mp": self.mp,
-            "rank": self.rank,
-            "max_mp": self.max_mp,
-            "won": self.won,
-            "points": self.points,
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PlayerResult:
-        return cls(
-            player_id=data["player_id"],
-            mp=data["mp"],
-            rank=data["rank"],
-            max_mp=data["max_mp"],
-            won=data["won"],
-            points=data.get("points"),
-        )
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -151,25 +138,11 @@ class GameResult:
         return (moment, self.game_id)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "game_id": self.game_id,
-            "guild_id": self.guild_id,
-            "preset": self.preset,
-            "season": self.season,
-            "finished_at": self.finished_at,
-            "players": [line.to_dict() for line in self.players],
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameResult:
-        return cls(
-            game_id=data["game_id"],
-            guild_id=data["guild_id"],
-            preset=data["preset"],
-            season=data["season"],
-            finished_at=data["finished_at"],
-            players=tuple(PlayerResult.from_dict(line) for line in data["players"]),
-        )
+        return from_data(cls, data)
 
 
 def select_results(
@@ -213,26 +186,11 @@ class HistoryEntry:
     rating_change: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "game_id": self.game_id,
-            "finished_at": self.finished_at,
-            "preset": self.preset,
-            "mp": self.mp,
-            "max_mp": self.max_mp,
-            "rank": self.rank,
-            "won": self.won,
-            "points": self.points,
-            "games": self.games,
-            "percent": self.percent,
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "rating": self.rating,
-            "rating_change": self.rating_change,
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HistoryEntry:
-        return cls(**data)
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -253,24 +211,11 @@ class StandingRow:
     qualified: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "position": self.position,
-            "player_id": self.player_id,
-            "games": self.games,
-            "wins": self.wins,
-            "mp": self.mp,
-            "max_mp": self.max_mp,
-            "percent": self.percent,
-            "rating": self.rating,
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "trend": self.trend,
-            "qualified": self.qualified,
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StandingRow:
-        return cls(**data)
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -282,7 +227,7 @@ class RatingPoint:
     rating: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"at": self.at, "game_id": self.game_id, "rating": self.rating}
+        return to_data(self)
 
 
 @dataclass(frozen=True)
@@ -536,18 +481,11 @@ class Season:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "guild_id": self.guild_id,
-            "preset": self.preset,
-            "number": self.number,
-            "name": self.name,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Season:
-        return cls(**data)
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,10 @@ RULES.md, preset ``stein``, "Match points": 4 players 4/3/2/1, 3 players 3/2/1; 
 tiles share the average of the MP of their places. The league uses the same place points to make
 Rummikub and Rommé games comparable (see ``presets.py``).
 
-``stein_mp`` and ``first_round_out_mp`` check their input and then delegate the arithmetic to
-``engine.scoring.stein_match_points``, so the league and the engine score a game identically.
+Ranks are the engine's :func:`engine.scoring.competition_ranks` (re-exported here for the
+league's callers). ``stein_mp`` and ``first_round_out_mp`` check their input and then delegate
+the arithmetic to ``engine.scoring.stein_match_points``, so the league and the engine score a
+game identically.
 """
 
 from __future__ import annotations
@@ -13,25 +15,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.league.errors import LeagueError
-from engine.scoring import stein_match_points
+from engine.scoring import competition_ranks, stein_match_points
 
-
-def competition_ranks(values: Sequence[float], *, higher_is_better: bool) -> list[int]:
-    """Rank 1 = best; tied values share the best of their places ("1, 2, 2, 4")."""
-    sign = 1 if higher_is_better else -1
-    return [1 + sum(1 for other in values if sign * other > sign * value) for value in values]
+__all__ = ["competition_ranks", "first_round_out_mp", "place_points", "stein_mp"]
 
 
 def place_points(values: Sequence[float], *, higher_is_better: bool) -> list[float]:
-    """Place k of n gets n+1-k points; a tie over places k..k+m-1 shares their average."""
+    """Place k of n gets n+1-k points; a tie over places k..k+m-1 shares their average.
+
+    The places are the engine's one ranking (:func:`engine.scoring.competition_ranks`).
+    """
     n = len(values)
-    sign = 1 if higher_is_better else -1
     points: list[float] = []
-    for value in values:
-        better = sum(1 for other in values if sign * other > sign * value)
+    for value, first in zip(
+        values, competition_ranks(values, higher_is_better=higher_is_better), strict=True
+    ):
         tied = sum(1 for other in values if other == value)
-        first, last = better + 1, better + tied
-        points.append(sum(n + 1 - k for k in range(first, last + 1)) / tied)
+        points.append(sum(n + 1 - k for k in range(first, first + tied)) / tied)
     return points
 
 

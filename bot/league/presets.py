@@ -22,18 +22,22 @@ is better, at most ``max_mp``", so percentages mean the same on every ladder:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bot.league.errors import LeagueError
 from bot.league.ladder import GameResult, PlayerResult
-from bot.league.mp import competition_ranks, place_points, stein_mp
-from engine.scoring import stein_plus_match_points, stein_plus_place_values
+from bot.league.mp import place_points, stein_mp
+from engine.codec import from_data, to_data
+from engine.scoring import competition_ranks, stein_plus_match_points, stein_plus_place_values
 from engine.settlement import Settlement, settle
+from engine.variants import DEFAULT_TOURNAMENT_VARIANT, Ladder, variant
 
-PRESETS = ("stein", "stein_plus", "rummikub", "romme", "rummy")
-RUMMY_TARGETS = {2: 100, 3: 150, 4: 200}
+
+def rummy_targets() -> dict[int, int]:
+    """Classic Rummy's match target by player count (``RuleSet.match_target_by_players``)."""
+    return dict(variant("rummy").rules.match_target_by_players)
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ def result_from_stein(
     *,
     claims: Sequence[int] | None = None,
     smp: Sequence[float] | None = None,
-    preset: str = "stein",
+    preset: str = DEFAULT_TOURNAMENT_VARIANT,
 ) -> GameResult:
     """Stein / Stein Plus: MP = SMP + CMP (RULES.md ``stein_plus`` "Scoring per game").
 
@@ -98,7 +102,7 @@ def result_from_stein(
     (``first_round_out``, the no-joker stalemate); ``claims`` counts each seat's standing claims.
     """
     _check_length("tiles_left", tiles_left, players)
-    if preset == "stein_plus":
+    if variant(preset).ladder is Ladder.STEIN_PLUS_MP:
         stein_mp(tiles_left, winner)  # the same checks of the input
         first_place = stein_plus_place_values(len(players), True)[0]
         plain = stein_plus_match_points(tiles_left, winner, [0] * len(tiles_left))
@@ -117,65 +121,47 @@ def result_from_stein(
     return _build(meta, preset, players, mp, [top] * len(players), list(tiles_left))
 
 
+def result_by_points(
+    preset: str, meta: GameMeta, players: Sequence[str], points: Sequence[float]
+) -> GameResult:
+    """Place MP n+1-k by points, higher is better (ties averaged), points kept."""
+    _check_length("points", points, players)
+    mp = place_points(points, higher_is_better=True)
+    return _build(meta, preset, players, mp, [float(len(players))] * len(players), points)
+
+
+def result_by_penalty(
+    preset: str, meta: GameMeta, players: Sequence[str], penalties: Sequence[int]
+) -> GameResult:
+    """Place MP n+1-k by penalty, fewer is better (ties averaged), penalties kept."""
+    _check_length("penalties", penalties, players)
+    mp = place_points(penalties, higher_is_better=False)
+    return _build(meta, preset, players, mp, [float(len(players))] * len(players), penalties)
+
+
 def result_from_rummikub(
     meta: GameMeta, players: Sequence[str], points: Sequence[int]
 ) -> GameResult:
     """Rummikub: place MP n+1-k by signed points (RULES.md ``rummikub`` "End"), points kept."""
-    _check_length("points", points, players)
-    mp = place_points(points, higher_is_better=True)
-    return _build(meta, "rummikub", players, mp, [float(len(players))] * len(players), points)
+    return result_by_points("rummikub", meta, players, points)
 
 
 def result_from_romme(
     meta: GameMeta, players: Sequence[str], penalties: Sequence[int]
 ) -> GameResult:
     """One Rommé game: place MP n+1-k by penalty, fewer is better (RULES.md ``romme``)."""
-    _check_length("penalties", penalties, players)
-    mp = place_points(penalties, higher_is_better=False)
-    return _build(meta, "romme", players, mp, [float(len(players))] * len(players), penalties)
+    return result_by_penalty("romme", meta, players, penalties)
 
 
-def result_from_rummy_match(meta: GameMeta, match: RummyMatch) -> GameResult:
+def result_from_rummy_match(
+    meta: GameMeta, match: RummyMatch, *, preset: str = "rummy"
+) -> GameResult:
     """A finished Rummy match: only the winner counts (RULES.md ``rummy`` "Scoring")."""
     winner = match.winner
     if winner is None:
         raise LeagueError("rummy.match_not_over", target=match.target)
     mp = [1.0 if player == winner else 0.0 for player in match.players]
-    return _build(meta, "rummy", match.players, mp, [1.0] * len(match.players), match.totals)
-
-
-def result_from_scores(
-    preset: str, meta: GameMeta, players: Sequence[str], scores: Mapping[str, Any]
-) -> GameResult:
-    """Dispatch on the preset. ``scores`` keys:
-
-    ``stein``/``stein_plus``: ``tiles_left``, ``winner`` (seat or None), optional ``claims``,
-    ``smp``; ``rummikub``: ``points``; ``romme``: ``penalties``; ``rummy``: ``match``
-    (a finished :class:`RummyMatch`, whose players replace ``players``).
-    """
-
-    def need(field: str) -> Any:
-        if field not in scores:
-            raise LeagueError("result.missing_score", preset=preset, field=field)
-        return scores[field]
-
-    if preset in ("stein", "stein_plus"):
-        return result_from_stein(
-            meta,
-            players,
-            need("tiles_left"),
-            need("winner"),
-            claims=scores.get("claims"),
-            smp=scores.get("smp"),
-            preset=preset,
-        )
-    if preset == "rummikub":
-        return result_from_rummikub(meta, players, need("points"))
-    if preset == "romme":
-        return result_from_romme(meta, players, need("penalties"))
-    if preset == "rummy":
-        return result_from_rummy_match(meta, need("match"))
-    raise LeagueError("result.unknown_preset", preset=preset, choices=", ".join(PRESETS))
+    return _build(meta, preset, match.players, mp, [1.0] * len(match.players), match.totals)
 
 
 # --------------------------------------------------------------------------- Rommé sitting
@@ -190,11 +176,11 @@ class SittingGame:
     strike: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"penalties": list(self.penalties), "winner": self.winner, "strike": self.strike}
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SittingGame:
-        return cls(penalties=tuple(data["penalties"]), winner=data["winner"], strike=data["strike"])
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -263,14 +249,11 @@ class Sitting:
         return result_from_romme(meta, self.players, self.games[index].penalties)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"players": list(self.players), "games": [game.to_dict() for game in self.games]}
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Sitting:
-        return cls(
-            players=tuple(data["players"]),
-            games=tuple(SittingGame.from_dict(game) for game in data["games"]),
-        )
+        return from_data(cls, data)
 
 
 # --------------------------------------------------------------------------- Rummy match
@@ -290,11 +273,11 @@ class RummyHand:
     points: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner, "points": self.points}
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RummyHand:
-        return cls(winner=data["winner"], points=data["points"])
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -312,12 +295,13 @@ class RummyMatch:
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", tuple(self.players))
         object.__setattr__(self, "hands", tuple(self.hands))
-        if len(self.players) not in RUMMY_TARGETS:
+        targets = rummy_targets()
+        if len(self.players) not in targets:
             raise LeagueError("rummy.player_count", count=len(self.players))
         if len(set(self.players)) != len(self.players):
             raise LeagueError("league.duplicate_player", player=_first_duplicate(self.players))
         if not self.target:
-            object.__setattr__(self, "target", RUMMY_TARGETS[len(self.players)])
+            object.__setattr__(self, "target", targets[len(self.players)])
 
     @property
     def totals(self) -> list[int]:
@@ -358,16 +342,8 @@ class RummyMatch:
         return RummyMatch(self.players, self.target, (*self.hands, RummyHand(None, 0)))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "players": list(self.players),
-            "target": self.target,
-            "hands": [hand.to_dict() for hand in self.hands],
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RummyMatch:
-        return cls(
-            players=tuple(data["players"]),
-            target=data["target"],
-            hands=tuple(RummyHand.from_dict(hand) for hand in data["hands"]),
-        )
+        return from_data(cls, data)

@@ -46,8 +46,9 @@ from typing import Any
 from bot.league.errors import LeagueError
 from bot.league.ladder import percent
 from bot.league.mp import first_round_out_mp, stein_mp
+from engine.codec import from_data, to_data
+from engine.variants import DEFAULT_TOURNAMENT_VARIANT, Ladder, tournament_variants, variant
 
-TOURNAMENT_PRESETS = ("stein", "stein_plus")
 GAME_KINDS = ("played", "ended_early", "awarded", "neutralised")
 DEFAULT_GROUP = "main"
 _EPS = 1e-9
@@ -117,29 +118,11 @@ class TableGame:
         return self.number
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "kind": self.kind,
-            "mp": list(self.mp),
-            "max_mp": self.max_mp,
-            "tiles_left": None if self.tiles_left is None else list(self.tiles_left),
-            "claims": None if self.claims is None else list(self.claims),
-            "game_id": self.game_id,
-            "note": self.note,
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableGame:
-        return cls(
-            number=data["number"],
-            kind=data["kind"],
-            mp=tuple(data["mp"]),
-            max_mp=data["max_mp"],
-            tiles_left=None if data["tiles_left"] is None else tuple(data["tiles_left"]),
-            claims=None if data["claims"] is None else tuple(data["claims"]),
-            game_id=data["game_id"],
-            note=data["note"],
-        )
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -169,21 +152,11 @@ class Table:
         return [sum(game.mp[seat] for game in self.games) for seat in range(len(self.seats))]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "group": self.group,
-            "seats": list(self.seats),
-            "games": [game.to_dict() for game in self.games],
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Table:
-        return cls(
-            number=data["number"],
-            group=data["group"],
-            seats=tuple(data["seats"]),
-            games=tuple(TableGame.from_dict(game) for game in data["games"]),
-        )
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -205,14 +178,11 @@ class Round:
         raise LeagueError("tournament.unknown_table", table=number, round=self.number)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"number": self.number, "tables": [table.to_dict() for table in self.tables]}
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Round:
-        return cls(
-            number=data["number"],
-            tables=tuple(Table.from_dict(table) for table in data["tables"]),
-        )
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -226,11 +196,11 @@ class Group:
         object.__setattr__(self, "players", tuple(self.players))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "players": list(self.players)}
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Group:
-        return cls(name=data["name"], players=tuple(data["players"]))
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -242,19 +212,11 @@ class Promotion:
     names: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "after_rounds": self.after_rounds,
-            "sizes": list(self.sizes),
-            "names": list(self.names),
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Promotion:
-        return cls(
-            after_rounds=data["after_rounds"],
-            sizes=tuple(data["sizes"]),
-            names=tuple(data["names"]),
-        )
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -269,18 +231,11 @@ class DirectorAction:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "round": self.round,
-            "table": self.table,
-            "game": self.game,
-            "detail": self.detail,
-            "note": self.note,
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DirectorAction:
-        return cls(**data)
+        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -288,7 +243,7 @@ class Tournament:
     """The whole state of a Stein-Rummy tournament."""
 
     tournament_id: str
-    preset: str = "stein"
+    preset: str = DEFAULT_TOURNAMENT_VARIANT
     players: tuple[str, ...] = ()
     groups: tuple[Group, ...] = ()
     rounds: tuple[Round, ...] = ()
@@ -298,11 +253,11 @@ class Tournament:
     def __post_init__(self) -> None:
         for name in ("players", "groups", "rounds", "actions"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        if self.preset not in TOURNAMENT_PRESETS:
+        if self.preset not in tournament_variants():
             raise LeagueError(
                 "result.unknown_preset",
                 preset=self.preset,
-                choices=", ".join(TOURNAMENT_PRESETS),
+                choices=", ".join(tournament_variants()),
             )
         _check_unique(self.players)
 
@@ -328,27 +283,11 @@ class Tournament:
         raise LeagueError("tournament.unknown_player", player=player)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "tournament_id": self.tournament_id,
-            "preset": self.preset,
-            "players": list(self.players),
-            "groups": [group.to_dict() for group in self.groups],
-            "rounds": [rnd.to_dict() for rnd in self.rounds],
-            "actions": [action.to_dict() for action in self.actions],
-            "promotion": None if self.promotion is None else self.promotion.to_dict(),
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Tournament:
-        return cls(
-            tournament_id=data["tournament_id"],
-            preset=data["preset"],
-            players=tuple(data["players"]),
-            groups=tuple(Group.from_dict(group) for group in data["groups"]),
-            rounds=tuple(Round.from_dict(rnd) for rnd in data["rounds"]),
-            actions=tuple(DirectorAction.from_dict(action) for action in data["actions"]),
-            promotion=None if data["promotion"] is None else Promotion.from_dict(data["promotion"]),
-        )
+        return from_data(cls, data)
 
 
 # --------------------------------------------------------------------------- registration, groups
@@ -358,7 +297,7 @@ def new_tournament(
     tournament_id: str,
     players: Sequence[str] = (),
     *,
-    preset: str = "stein",
+    preset: str = DEFAULT_TOURNAMENT_VARIANT,
     promotion: Promotion | None = None,
 ) -> Tournament:
     """A tournament with ``players`` registered in this order (the first seating order)."""
@@ -425,16 +364,17 @@ def set_groups(
 def _check_groups(t: Tournament, groups: Sequence[Group]) -> None:
     names = [g.name for g in groups]
     if len(set(names)) != len(names):
-        raise LeagueError("tournament.bad_groups", why="a group name appears twice")
+        raise LeagueError("tournament.bad_groups", why={"key": "why.groups.name_twice"})
     members = [p for g in groups for p in g.players]
     if len(set(members)) != len(members):
-        raise LeagueError("tournament.bad_groups", why="a player is in two groups")
+        raise LeagueError("tournament.bad_groups", why={"key": "why.groups.player_twice"})
     unknown = sorted(set(members) - set(t.players))
     if unknown:
         raise LeagueError("tournament.unknown_player", player=unknown[0])
     missing = [p for p in t.players if p not in set(members)]
     if missing:
-        raise LeagueError("tournament.bad_groups", why=f"{missing[0]} is in no group")
+        why = {"key": "why.groups.player_missing", "player": missing[0]}
+        raise LeagueError("tournament.bad_groups", why=why)
     for group in groups:
         table_sizes(len(group.players))
 
@@ -453,8 +393,7 @@ def promote(
     if sum(sizes) != len(t.players):
         raise LeagueError(
             "tournament.bad_promotion",
-            why=f"the sizes add up to {sum(sizes)}, not {len(t.players)}",
-            why_de=f"die Größen ergeben {sum(sizes)}, nicht {len(t.players)}",
+            why={"key": "why.promotion.sizes", "total": sum(sizes), "players": len(t.players)},
         )
     labels = list(names) + [
         "winners" if i == 0 else f"group {i + 1}" for i in range(len(names), len(sizes))
@@ -573,12 +512,11 @@ def _claims(t: Tournament, table: Table, claims: Sequence[int] | None) -> tuple[
         raise LeagueError(
             "mp.length_mismatch", what="claims", expected=len(table.seats), got=len(values)
         )
-    if t.preset == "stein" and any(values):
+    if variant(t.preset).ladder is not Ladder.STEIN_PLUS_MP and any(values):
         raise LeagueError(
             "tournament.bad_award",
             table=table.number,
-            why="claims score only in stein_plus",
-            why_de="Claims zählen nur in stein_plus",
+            why={"key": "why.award.claims_plus_only"},
         )
     for seat, value in enumerate(values):
         if value < 0:
@@ -690,8 +628,7 @@ def award_game(
             raise LeagueError(
                 "tournament.bad_award",
                 table=table.number,
-                why=f"seat {seat} gets {value} MP, outside 0..{n}",
-                why_de=f"Platz {seat} erhält {value} MP, außerhalb von 0..{n}",
+                why={"key": "why.award.mp_range", "seat": seat, "value": value, "n": n},
             )
     game = TableGame(
         number=len(table.games),
@@ -769,19 +706,11 @@ class TournamentRow:
     percent: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "position": self.position,
-            "player_id": self.player_id,
-            "group": self.group,
-            "games": self.games,
-            "mp": self.mp,
-            "max_mp": self.max_mp,
-            "percent": self.percent,
-        }
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentRow:
-        return cls(**data)
+        return from_data(cls, data)
 
 
 def standings(t: Tournament, *, group: str | None = None) -> list[TournamentRow]:

@@ -1,4 +1,4 @@
-"""The organiser's CLI (bot.league.cli): ``ladder`` and ``tournament simulate`` / ``show``."""
+"""The organiser's CLI (bot.league_tools.cli): ``ladder``, ``tournament simulate`` / ``show``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.league.cli import main, register, run
 from bot.league.service import League
+from bot.league_tools.cli import main, register, run
 from bot.service import GameService, ManualClock, ServiceConfig
 from bot.store import SqliteStore
 

@@ -1,4 +1,4 @@
-"""The league over the real store and game service (bot.league.service, bot.league.runner).
+"""The league over the real store and game service (bot.league.service, bot.league_tools.runner).
 
 Every test uses a real SQLite file in ``tmp_path``; games are played by computer players through
 :class:`bot.service.GameService`, or (for exact figures) finished games are fed through the very
@@ -17,11 +17,11 @@ from bot.league import (
     League,
     LeagueError,
     LeagueServiceError,
-    TournamentRunner,
     dumps,
     slow_player_award,
 )
-from bot.league.service import NS_RESULT, NS_SEASON, NS_TOURNAMENT_GAME, iso
+from bot.league.records import NS_RESULT, NS_SEASON, NS_TOURNAMENT_GAME, iso
+from bot.league_tools.runner import TournamentRunner
 from bot.service import GameService, ManualClock, ServiceConfig
 from bot.store import CommandWrite, GameRecord, Seat, SqliteStore
 from bot.store.records import dumps as store_dumps

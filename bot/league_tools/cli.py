@@ -8,12 +8,15 @@
   ``trend``, ``qualified``; and after ``standings``: ``guild``, ``preset``, ``season``).
 - ``rummy-bot tournament simulate --players N --rounds R --seed S --db PATH [--json]
   [--preset stein|stein_plus] [--level L]``: a Stein-Rummy tournament of computer players,
-  every game played through the real game service and store (:mod:`bot.league.runner`);
+  every game played through the real game service and store (:mod:`bot.league_tools.runner`);
   prints each round's seating with every game, and the standings. Deterministic for a seed.
 - ``rummy-bot tournament show --db PATH --guild G --id T [--json]``: a stored tournament.
 
 ``--db`` is a SQLite file path (or a ``sqlite:///`` URL). Exit codes: 0 ok, 1 a league error,
 2 a usage error. Wire it into ``bot/cli.py`` with :func:`register` and :func:`run`.
+
+These tools sit above the game service (they build one for ``simulate``); the league package
+below them never imports the service.
 """
 
 from __future__ import annotations
@@ -26,9 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from bot.league.errors import LeagueError
-from bot.league.presets import PRESETS
-from bot.league.tournament import TOURNAMENT_PRESETS, Tournament, standings
-from bot.service.players import LEVELS
+from bot.league.kinds import ranked_presets
+from bot.league.service import League
+from bot.league.tournament import Tournament, standings, table_sizes
+from bot.league_tools.runner import TournamentRunner
+from bot.service import GameService, ServiceConfig
+from bot.wiring import build_service
+from engine.ai import LEVELS
+from engine.variants import DEFAULT_TOURNAMENT_VARIANT, tournament_variants
+from i18n import error_text
 
 SIM_GUILD = "simulation"
 COMMANDS = ("ladder", "tournament")
@@ -47,7 +56,7 @@ def register(sub: Any) -> None:
     ladder = sub.add_parser("ladder", help="a league ladder from the stored results")
     ladder.add_argument("--db", dest="league_db", required=True, help="SQLite file")
     ladder.add_argument("--guild", dest="league_guild", default=None)
-    ladder.add_argument("--preset", dest="league_preset", default=None, choices=PRESETS)
+    ladder.add_argument("--preset", dest="league_preset", default=None, choices=ranked_presets())
     ladder.add_argument("--season", dest="league_season", type=int, default=None)
     ladder.add_argument("--min-games", dest="league_min_games", type=int, default=0)
     ladder.add_argument(
@@ -66,7 +75,10 @@ def register(sub: Any) -> None:
     simulate.add_argument("--seed", dest="league_seed", type=int, default=1)
     simulate.add_argument("--db", dest="league_db", required=True, help="SQLite file")
     simulate.add_argument(
-        "--preset", dest="league_preset", default="stein", choices=TOURNAMENT_PRESETS
+        "--preset",
+        dest="league_preset",
+        default=DEFAULT_TOURNAMENT_VARIANT,
+        choices=tournament_variants(),
     )
     simulate.add_argument("--level", dest="league_level", default="medium", choices=LEVELS)
     simulate.add_argument("--guild", dest="league_guild", default=SIM_GUILD)
@@ -94,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"rummy-bot: {exc}", file=sys.stderr)
         return 2
     except LeagueError as exc:
-        print(f"rummy-bot: {exc.message('en')}", file=sys.stderr)
+        print(f"rummy-bot: {error_text(exc, 'en')}", file=sys.stderr)
         return 1
 
 
@@ -146,8 +158,6 @@ async def ladder_data(
     order: str = "percent",
 ) -> dict[str, Any]:
     """The ``ladder --json`` document."""
-    from bot.league.service import League
-
     store = _open_store(db, must_exist=True, readonly=True)
     await store.open()
     try:
@@ -277,18 +287,13 @@ async def simulate(
     players: int,
     rounds: int,
     seed: int,
-    preset: str = "stein",
+    preset: str = DEFAULT_TOURNAMENT_VARIANT,
     level: str = "medium",
     guild: str = SIM_GUILD,
     tournament_id: str | None = None,
 ) -> dict[str, Any]:
     """Create a tournament of ``players`` computer players (``p1``..) and play ``rounds`` rounds
     through a real :class:`~bot.service.GameService` on ``db``; the ``--json`` document."""
-    from bot.league.runner import TournamentRunner
-    from bot.league.service import League
-    from bot.league.tournament import table_sizes
-    from bot.service import GameService, ServiceConfig
-
     if rounds < 1:
         raise UsageError("--rounds must be at least 1")
     table_sizes(players)  # a LeagueError when the players cannot be seated
@@ -298,7 +303,7 @@ async def simulate(
     try:
         league = await League(store).open()
         config = ServiceConfig(pictures=False, bot_pause=0.0, abandon_after=None, lobby_expiry=None)
-        service = GameService(store, config=config, result_hooks=[league.result_hook])
+        service = build_service(store, config=config, league=league, pictures=False)
         tid = tournament_id or await _free_id(league, guild, f"sim{seed}")
         names = [f"p{i + 1}" for i in range(players)]
         await league.create_tournament(guild, tid, names, preset=preset, organiser="simulate")
@@ -342,8 +347,6 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 async def show_data(db: str, guild: str, tournament_id: str) -> dict[str, Any]:
-    from bot.league.service import League
-
     store = _open_store(db, must_exist=True, readonly=True)
     await store.open()
     try:

@@ -14,7 +14,7 @@ Rotation keeps the clockwise order of the table, so the game is the one the tabl
 After ``start_game`` the runner checks that the service's game really starts with that seat.
 
 Computer players get the service's own ids (``bot:LEVEL:N``); the link row
-(:class:`~bot.league.service.TournamentGame`, written before the game is created) maps the
+(:class:`~bot.league.records.TournamentGame`, written before the game is created) maps the
 game's seats back to the tournament players, and keeps the game off the ladder. A game that
 runs longer than ``max_seconds`` is ended by the director (scored by tiles left, entered as
 ended early). Everything is deterministic for a seed: game seeds and ids are derived from
@@ -30,9 +30,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.league.service import League, LeagueServiceError, TournamentGame
+from bot.league.errors import LeagueServiceError
+from bot.league.records import TournamentGame
+from bot.league.service import League
 from bot.league.tournament import Tournament
 from bot.service import ErrorReply, GameService
+from engine.codec import to_data
 from engine.game import new_game
 from engine.rules import preset as rules_preset
 
@@ -66,16 +69,7 @@ class PlayedGame:
     mp: Mapping[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "game_id": self.game_id,
-            "round": self.round,
-            "table": self.table,
-            "number": self.number,
-            "starter": self.starter,
-            "seats": list(self.seats),
-            "reason": self.reason,
-            "mp": dict(self.mp),
-        }
+        return to_data(self)
 
 
 class TournamentRunner:
@@ -129,7 +123,7 @@ class TournamentRunner:
             raise LeagueServiceError(
                 "tournament.service",
                 game_id=game_id,
-                why=f"it is stored as {existing.status} but not running in the service",
+                why={"key": "why.service.not_running", "status": existing.status},
             )
         await self._finish(game_id)
         t = await self.league.record_service_game(game_id)
@@ -192,14 +186,18 @@ class TournamentRunner:
             raise LeagueServiceError(
                 "tournament.service",
                 game_id=game_id,
-                why=f"the service started seat {view.current}, not {start_seat}",
+                why={
+                    "key": "why.service.wrong_start",
+                    "seat": view.current,
+                    "expected": start_seat,
+                },
             )
 
     @staticmethod
     def _check(game_id: str, out: list[Any]) -> None:
         for item in out:
             if item is None or isinstance(item, ErrorReply):
-                why = "the service refused" if item is None else item.text
+                why = {"key": "why.service.refused"} if item is None else item.text
                 raise LeagueServiceError("tournament.service", game_id=game_id, why=why)
 
     async def _finish(self, game_id: str) -> None:

@@ -1,0 +1,88 @@
+"""The classic Rummy matches of the league: one running match per lobby (guild + channel).
+
+:class:`MatchBook` keeps the ``rummy_match`` rows of a :class:`~bot.store.Store`; the result
+hook asks it for the rows a finished hand adds (:meth:`MatchBook.rows`), including the match's
+one ladder result once it is won. The latest match of every lobby is cached for the
+synchronous hook: :meth:`load` once, before the hook runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+
+from bot.league.presets import GameMeta, RummyMatch, result_from_rummy_match
+from bot.league.records import NS_MATCH, NS_RESULT, LobbyBook, RunningMatch
+from bot.store import KvRow
+from engine.game import Result
+
+
+class MatchBook(LobbyBook[RunningMatch]):
+    """Rummy matches over ``store``."""
+
+    namespace = NS_MATCH
+    record = RunningMatch
+
+    def rows(
+        self,
+        guild: str,
+        channel: str,
+        meta: GameMeta,
+        players: list[str],
+        result: Result,
+        commit: list[Callable[[], None]],
+        targets: Mapping[int, int],
+    ) -> list[KvRow]:
+        """The rows a finished hand adds to its lobby's match (``targets``: the match target
+        by player count, the rules' ``match_target_by_players``); the cache changes in
+        ``commit``, after the transaction."""
+        if len(players) not in targets:
+            return []
+        rows: list[KvRow] = []
+        running = self.cache.get((guild, channel))
+        if running is not None and running.closed_at is None and meta.game_id in running.game_ids:
+            cut = running.game_ids.index(meta.game_id)  # a failed final write, tried again
+            m = running.match
+            running = replace(
+                running,
+                match=RummyMatch(m.players, m.target, m.hands[:cut]),
+                game_ids=running.game_ids[:cut],
+            )
+        if (
+            running is not None
+            and running.closed_at is None
+            and sorted(running.match.players) != sorted(players)
+        ):
+            running = replace(running, closed_at=meta.finished_at)
+            rows.append(KvRow(NS_MATCH, running.key, running.to_dict()))
+        if running is None or running.closed_at is not None:
+            number = running.number + 1 if running is not None else 1
+            target = result.details.get("match_target") or targets[len(players)]
+            running = RunningMatch(
+                guild,
+                channel,
+                number,
+                RummyMatch(players=tuple(players), target=int(target)),
+                (),
+                meta.finished_at,
+            )
+        match = running.match
+        if result.winner is None:
+            match = match.add_draw()
+        else:
+            seat = match.players.index(players[result.winner])
+            match = match.add_hand(seat, round(float(result.points[result.winner])))
+        running = replace(running, match=match, game_ids=(*running.game_ids, meta.game_id))
+        if match.finished:
+            running = replace(running, closed_at=meta.finished_at, result_game=meta.game_id)
+            rows.append(
+                KvRow(NS_RESULT, meta.game_id, result_from_rummy_match(meta, match).to_dict())
+            )
+        rows.append(KvRow(NS_MATCH, running.key, running.to_dict()))
+        final = running
+        commit.append(lambda: self.cache.__setitem__((guild, channel), final))
+        return rows
+
+    async def rummy_match(self, guild: str, channel: str | None) -> RunningMatch | None:
+        """The lobby's latest Rummy match (running or over), or None."""
+        return self.latest_of(guild, channel)

@@ -1,0 +1,271 @@
+"""The league's stored records: the values of its key/value rows (see :mod:`bot.league.service`
+for the layout), their namespaces, and the hook's :class:`HookRows`.
+
+Every record is a frozen value with ``to_dict()`` / ``from_dict()``; the dict is what the store
+keeps (as canonical JSON), so its keys are a contract.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Generic, TypeVar
+
+from bot.league.errors import LeagueServiceError
+from bot.league.ladder import StandingRow
+from bot.league.presets import RummyMatch, Sitting
+from bot.league.tournament import Tournament
+from bot.store import GameRecord, KvRow, Store
+from engine.codec import from_data, to_data
+
+NS_RESULT = "ladder_result"
+NS_SEASON = "season"
+NS_VOID = "void"
+NS_SITTING = "sitting"
+NS_MATCH = "rummy_match"
+NS_TOURNAMENT = "tournament"
+NS_TOURNAMENT_GAME = "tournament_game"
+NO_CHANNEL = "-"
+
+
+def iso(seconds: float) -> str:
+    """POSIX seconds (the service's clock) as the league's ISO 8601 UTC text."""
+    return datetime.fromtimestamp(seconds, tz=UTC).isoformat()
+
+
+def number_key(number: int) -> str:
+    """A series number as it appears in store keys (``00001``)."""
+    return f"{number:05d}"
+
+
+def rules_field(record: GameRecord, name: str, default: Any) -> Any:
+    """One field of a stored game's rules (``default`` when absent or unreadable)."""
+    try:
+        return json.loads(record.rules_json).get(name, default)
+    except (TypeError, ValueError, AttributeError):
+        return default
+
+
+@dataclass(frozen=True)
+class VoidRecord:
+    """Whether a ladder game is voided, with the log of who voided / unvoided it when."""
+
+    game_id: str
+    guild_id: str
+    voided: bool
+    log: tuple[dict[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_data(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> VoidRecord:
+        return from_data(cls, data)
+
+
+_SITTING_DERIVED = ("totals", "settlement")
+_MATCH_DERIVED = ("totals", "winner")
+
+
+class _InLobby:
+    """A numbered series of one lobby (guild + channel): its store key and its lobby."""
+
+    guild_id: str
+    channel_id: str
+    number: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.guild_id}:{self.channel_id}:{number_key(self.number)}"
+
+    @property
+    def lobby(self) -> tuple[str, str]:
+        return (self.guild_id, self.channel_id)
+
+
+@dataclass(frozen=True)
+class RunningSitting(_InLobby):
+    """A Rommé sitting of one lobby (guild + channel), numbered per lobby.
+
+    ``game_ids[i]`` is the game behind ``sitting.games[i]``; ``closed_at`` is set once the
+    sitting is over (new players, or :meth:`League.end_sitting`).
+    """
+
+    guild_id: str
+    channel_id: str
+    number: int
+    sitting: Sitting
+    game_ids: tuple[str, ...] = ()
+    started_at: str = ""
+    closed_at: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record, plus the totals and the settlement so far (for readers of the row)."""
+        derived = {"totals": self.sitting.totals, "settlement": self.sitting.settlement.to_dict()}
+        return {**to_data(self), **derived}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunningSitting:
+        return from_data(cls, {k: v for k, v in data.items() if k not in _SITTING_DERIVED})
+
+
+@dataclass(frozen=True)
+class RunningMatch(_InLobby):
+    """A classic Rummy match of one lobby; ``game_ids[i]`` played ``match.hands[i]``.
+
+    ``closed_at`` is set when the match was won (``result_game`` = the game that won it and
+    holds its ladder result) or given up for new players.
+    """
+
+    guild_id: str
+    channel_id: str
+    number: int
+    match: RummyMatch
+    game_ids: tuple[str, ...] = ()
+    started_at: str = ""
+    closed_at: str | None = None
+    result_game: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record, plus the totals and the winner so far (for readers of the row)."""
+        return {**to_data(self), "totals": self.match.totals, "winner": self.match.winner}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunningMatch:
+        return from_data(cls, {k: v for k, v in data.items() if k not in _MATCH_DERIVED})
+
+
+@dataclass(frozen=True)
+class TournamentInfo:
+    """A stored tournament: its guild, name, organiser and pure :class:`Tournament` state.
+
+    The stored dict holds ``name``, ``organiser`` and ``state`` like the Discord adapter's
+    one-tournament-per-guild row, plus the ids.
+    """
+
+    guild_id: str
+    tournament_id: str
+    state: Tournament
+    name: str = ""
+    organiser: str = ""
+    created_at: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.guild_id}:{self.tournament_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_data(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TournamentInfo:
+        return from_data(cls, data)
+
+
+@dataclass(frozen=True)
+class TournamentGame:
+    """Link from a service game to its place in a tournament.
+
+    ``seats`` are the tournament players in the game's seat order (the game's own seats may be
+    computer players with other ids); ``starter`` is the player who must move first.
+    """
+
+    game_id: str
+    guild_id: str
+    tournament_id: str
+    round: int
+    table: int
+    number: int
+    seats: tuple[str, ...]
+    starter: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_data(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TournamentGame:
+        return from_data(cls, data)
+
+
+@dataclass(frozen=True)
+class PresetStats:
+    """One player's figures in one preset: the shown season and the whole career."""
+
+    preset: str
+    season: int
+    season_row: StandingRow | None
+    career: StandingRow
+    seasons: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_data(self)
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """A player's figures on every ladder of a guild (voided games left out)."""
+
+    guild_id: str
+    player_id: str
+    presets: tuple[PresetStats, ...] = ()
+
+    @property
+    def games(self) -> int:
+        return sum(stats.career.games for stats in self.presets)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**to_data(self), "games": self.games}
+
+
+class HookRows(list[KvRow]):
+    """The result hook's rows, plus what the league's cache learns once they are stored:
+    call :meth:`committed` after the transaction that writes them has committed (the game
+    service does); until then the cache is unchanged, so a failed write changes nothing."""
+
+    def __init__(self, rows: Iterable[KvRow] = (), steps: Iterable[Callable[[], None]] = ()):
+        super().__init__(rows)
+        self.steps = list(steps)
+
+    def committed(self) -> None:
+        """Apply the cache changes (once)."""
+        steps, self.steps = self.steps, []
+        for step in steps:
+            step()
+
+
+R = TypeVar("R", bound="_InLobby")
+
+
+class LobbyBook(Generic[R]):
+    """The latest numbered series (a sitting, a match) of every lobby, kept in the store under
+    ``namespace`` and cached for the synchronous result hook (:meth:`load` once first)."""
+
+    namespace: ClassVar[str]
+    record: ClassVar[type[Any]]
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.latest: dict[tuple[str, str], R] | None = None
+
+    async def load(self) -> None:
+        """Read the latest series of every lobby into the cache."""
+        latest: dict[tuple[str, str], R] = {}
+        for row in await self.store.kv_items(self.namespace):
+            value = self.record.from_dict(row.value)
+            known = latest.get(value.lobby)
+            if known is None or value.number > known.number:
+                latest[value.lobby] = value
+        self.latest = latest
+
+    @property
+    def cache(self) -> dict[tuple[str, str], R]:
+        """Lobby (guild, channel) -> its latest series."""
+        if self.latest is None:
+            raise LeagueServiceError("league.not_open")
+        return self.latest
+
+    def latest_of(self, guild: str, channel: str | None) -> R | None:
+        """The lobby's latest series (running or over), or None."""
+        return self.cache.get((guild, channel or NO_CHANNEL))

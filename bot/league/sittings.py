@@ -1,0 +1,93 @@
+"""The Rommé sittings of the league: one running sitting per lobby (guild + channel).
+
+:class:`SittingBook` keeps the ``sitting`` rows of a :class:`~bot.store.Store`; the result hook
+asks it for the rows a finished Rommé game adds (:meth:`SittingBook.rows`). The latest sitting
+of every lobby is cached for the synchronous hook: :meth:`load` once, before the hook runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from bot.league.presets import GameMeta, Sitting
+from bot.league.records import NS_SITTING, LobbyBook, RunningSitting, iso
+from bot.store import KvRow, Store
+from engine.game import Result
+
+
+class SittingBook(LobbyBook[RunningSitting]):
+    """Rommé sittings over ``store``; ``clock`` gives POSIX seconds."""
+
+    namespace = NS_SITTING
+    record = RunningSitting
+
+    def __init__(self, store: Store, clock: Callable[[], float]) -> None:
+        super().__init__(store)
+        self.clock = clock
+
+    def rows(
+        self,
+        guild: str,
+        channel: str,
+        meta: GameMeta,
+        players: list[str],
+        result: Result,
+        commit: list[Callable[[], None]],
+    ) -> list[KvRow]:
+        """The rows a finished game adds to its lobby's sitting (the cache changes in
+        ``commit``, after the transaction)."""
+        if not 2 <= len(players) <= 6:
+            return []
+        rows: list[KvRow] = []
+        running = self.cache.get((guild, channel))
+        if (
+            running is not None
+            and running.closed_at is None
+            and sorted(running.sitting.players) != sorted(players)
+        ):
+            running = replace(running, closed_at=meta.finished_at)
+            rows.append(KvRow(NS_SITTING, running.key, running.to_dict()))
+        if running is None or running.closed_at is not None:
+            number = running.number + 1 if running is not None else 1
+            running = RunningSitting(
+                guild, channel, number, Sitting(players=tuple(players)), (), meta.finished_at
+            )
+        sitting, game_ids = running.sitting, running.game_ids
+        if meta.game_id in game_ids:  # the first try of this game's final write failed
+            cut = game_ids.index(meta.game_id)
+            sitting = Sitting(sitting.players, sitting.games[:cut])
+            game_ids = game_ids[:cut]
+        order = [players.index(p) for p in sitting.players]  # sitting seat -> game seat
+        penalties = [round(float(result.points[i])) for i in order]
+        winner = order.index(result.winner) if result.winner is not None else None
+        strike = 0
+        detail = result.details.get("strike")
+        if isinstance(detail, dict) and winner is not None:
+            strike = int(detail.get("points", 0))
+        sitting = sitting.add_game(penalties, winner=winner, strike=strike)
+        running = replace(running, sitting=sitting, game_ids=(*game_ids, meta.game_id))
+        rows.append(KvRow(NS_SITTING, running.key, running.to_dict()))
+        final = running
+        commit.append(lambda: self.cache.__setitem__((guild, channel), final))
+        return rows
+
+    async def sitting(self, guild: str, channel: str | None) -> RunningSitting | None:
+        """The lobby's latest Rommé sitting (open or closed), or None."""
+        return self.latest_of(guild, channel)
+
+    async def end_sitting(self, guild: str, channel: str | None) -> RunningSitting | None:
+        """Close the lobby's running sitting (its settlement is final); None if none runs."""
+        running = await self.sitting(guild, channel)
+        if running is None or running.closed_at is not None:
+            return None
+        closed = replace(running, closed_at=iso(self.clock()))
+        self.cache[running.lobby] = closed
+        await self.store.kv_put([KvRow(NS_SITTING, closed.key, closed.to_dict())])
+        return closed
+
+    async def sittings(self, guild: str) -> list[RunningSitting]:
+        """Every stored sitting of a guild (all lobbies, archived ones included)."""
+        rows = await self.store.kv_items(NS_SITTING)
+        found = [RunningSitting.from_dict(r.value) for r in rows]
+        return [s for s in found if s.guild_id == guild]
