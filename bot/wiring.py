@@ -17,6 +17,8 @@ from typing import Any
 
 import rendering
 from engine.game import PublicView
+from i18n import render_labels
+from rendering.text import Labels
 
 from .service import GameService, ServiceConfig
 from .service.pipeline import CommitHook, ResultHook
@@ -61,19 +63,25 @@ engine_players: ComputerPlayers = computer_player
 a worker process."""
 
 
+def labels(lang: str) -> Labels:
+    """The picture labels worded in ``lang`` (the catalogue's ``render.*`` keys)."""
+    return Labels(**render_labels(lang))
+
+
 class RenderingRenderer:
-    """The :class:`~bot.service.ports.Renderer` port over :mod:`rendering` (PNG bytes)."""
+    """The :class:`~bot.service.ports.Renderer` port over :mod:`rendering` (PNG bytes), with
+    the labels worded by :mod:`i18n` in the reader's language."""
 
     def table(self, view: PublicView, lang: str) -> bytes | None:
-        return rendering.render_table(view, lang=lang)
+        return rendering.render_table(view, labels=labels(lang))
 
     def rack(self, pieces: Sequence[Any], lang: str) -> bytes | None:
-        return rendering.render_rack(pieces, lang=lang)
+        return rendering.render_rack(pieces, labels=labels(lang))
 
     def ladder(
         self, rows: Sequence[Mapping[str, Any]], *, title: str | None, lang: str
     ) -> bytes | None:
-        return rendering.render_ladder(rows, title=title, lang=lang)
+        return rendering.render_ladder(rows, title=title, labels=labels(lang))
 
 
 def store_at(where: str | Path, **options: Any) -> Store:

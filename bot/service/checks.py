@@ -14,24 +14,10 @@ from engine.rules import RuleSet
 
 from .errors import ServiceError
 
-
-def lang_code(locale: str | None) -> str:
-    if not isinstance(locale, str):
-        return "en"
-    return "de" if locale.lower().startswith("de") else "en"
-
-
 MAX_ID_LENGTH = 200
 
-_WHAT = {
-    "game": ("game id", "Die Spielkennung"),
-    "player": ("player id", "Die Spielerkennung"),
-    "host": ("host id", "Die Kennung des Gastgebers"),
-    "name": ("display name", "Der Anzeigename"),
-    "text": ("message", "Die Nachricht"),
-    "level": ("computer level", "Die Computerstufe"),
-    "preset": ("preset", "Die Spielart"),
-}
+WHAT = frozenset({"game", "player", "host", "name", "text", "level", "preset"})
+"""What a checked text is (worded by the catalogue's ``service.what.<what>``)."""
 
 
 def is_text(value: Any, *, limit: int | None = MAX_ID_LENGTH) -> bool:
@@ -48,8 +34,7 @@ def is_text(value: Any, *, limit: int | None = MAX_ID_LENGTH) -> bool:
 def check_text(value: Any, what: str, *, limit: int | None = MAX_ID_LENGTH) -> None:
     """Raise the typed ``input.invalid`` error unless ``value`` is writable text."""
     if not is_text(value, limit=limit):
-        en, de = _WHAT[what]
-        raise ServiceError("input.invalid", what=en, what_de=de)
+        raise ServiceError("input.invalid", what={"key": f"service.what.{what}"})
 
 
 def clean_name(name: Any, fallback: str) -> str:
@@ -69,8 +54,7 @@ def check_options(rules: RuleSet, options: dict[str, Any]) -> None:
             "options.invalid",
             option="options",
             value="that",
-            expected="a mapping",
-            expected_de="eine Zuordnung",
+            expected={"key": "service.expected.mapping"},
         )
     hints = _rule_hints()
     for key, value in options.items():
@@ -79,20 +63,14 @@ def check_options(rules: RuleSet, options: dict[str, Any]) -> None:
                 "options.invalid",
                 option=repr(key)[:40],
                 value=repr(value)[:40],
-                expected="an option name",
-                expected_de="ein Optionsname",
+                expected={"key": "service.expected.option_name"},
             )
         hint = hints.get(key)
         if hint is None:
             continue  # an unknown name: the rule set's own error names it
         if not _fits(value, hint):
-            expected, expected_de = _describe(hint)
             raise ServiceError(
-                "options.invalid",
-                option=key,
-                value=repr(value)[:40],
-                expected=expected,
-                expected_de=expected_de,
+                "options.invalid", option=key, value=repr(value)[:40], expected=_describe(hint)
             )
 
 
@@ -136,12 +114,13 @@ def _fits(value: Any, hint: Any) -> bool:
     return isinstance(value, base) if isinstance(base, type) else True
 
 
-def _describe(hint: Any) -> tuple[str, str]:
+def _describe(hint: Any) -> dict[str, str] | str:
+    """What a value of that type is: a catalogue key (a nested param), else the type itself."""
     text = str(hint).replace("typing.", "").replace("NoneType", "None")
     if "int" in text and "None" in text:
-        return "a whole number or nothing", "eine ganze Zahl oder nichts"
+        return {"key": "service.expected.whole_number_or_none"}
     if text == "int" or text == "<class 'int'>":
-        return "a whole number", "eine ganze Zahl"
+        return {"key": "service.expected.whole_number"}
     if text == "<class 'bool'>":
-        return "true or false", "wahr oder falsch"
-    return text, text
+        return {"key": "service.expected.true_or_false"}
+    return text

@@ -107,8 +107,7 @@ class Lobby:
                     "options.invalid",
                     option="seed",
                     value=repr(seed)[:40],
-                    expected="a whole number",
-                    expected_de="eine ganze Zahl",
+                    expected={"key": "service.expected.whole_number"},
                 )
             rules = preset(preset_name)
             if options:
@@ -121,8 +120,7 @@ class Lobby:
                 "options.invalid",
                 option="options",
                 value=repr(exc)[:40],
-                expected="valid options",
-                expected_de="gültige Optionen",
+                expected={"key": "service.expected.valid_options"},
             )
             return None, [error(None, host_id, err, lang)]
         registry = self.registry
@@ -156,13 +154,8 @@ class Lobby:
             log.error("cannot create game %s: %s", record.id, exc)
             return None, [error(None, host_id, ServiceError("service.save"), lang)]
         registry.add(LiveGame(record=record, rules=rules, last_activity=now))
-        text = (
-            f"{host.name} opened a {rules.name} table ({record.id}). Join, add computer "
-            "players, then start.",
-            f"{host.name} hat einen Tisch {rules.name} eröffnet ({record.id}). Beitreten, "
-            "Computer hinzufügen, dann starten.",
-        )
-        return record.id, [PublicText(record.id, *text, kind="lobby")]
+        params = {"host": host.name, "preset": rules.name, "game": record.id}
+        return record.id, [PublicText(record.id, "service.opened", params, kind="lobby")]
 
     # ------------------------------------------------------------------ lobby changes
 
@@ -239,7 +232,7 @@ class Lobby:
         await self._set_seats(
             live, (*live.seats, Seat(player_id, person.name)), live.record.host_id
         )
-        return [self.messages.lobby(live, f"{person.name} joins.", f"{person.name} spielt mit.")]
+        return [self.messages.lobby(live, "service.lobby.join", name=person.name)]
 
     async def _leave(self, live: LiveGame, player_id: str) -> list[Outgoing]:
         seat = live.seat_of(player_id)
@@ -253,20 +246,14 @@ class Lobby:
             await self.store.set_status(live.id, "cancelled", at=now, expect="lobby")
             live.record = dataclasses.replace(live.record, status="cancelled", seats=seats)
             self.registry.forget(live)
-            return [
-                PublicText(
-                    live.id,
-                    f"{name} left; the table {live.id} is closed.",
-                    f"{name} ist gegangen; der Tisch {live.id} ist geschlossen.",
-                    kind="lobby",
-                )
-            ]
+            params = {"name": name, "game": live.id}
+            return [PublicText(live.id, "service.lobby.closed", params, kind="lobby")]
         host = live.record.host_id if player_id != live.record.host_id else humans[0].player_id
         await self._set_seats(live, seats, host)
-        return [self.messages.lobby(live, f"{name} leaves.", f"{name} geht.")]
+        return [self.messages.lobby(live, "service.lobby.leave", name=name)]
 
     async def _add_bot(self, live: LiveGame, by: str, level: str) -> list[Outgoing]:
-        _host_only(live, by, "add computer players", "Computer hinzufügen")
+        _host_only(live, by, "service.action.add_bots")
         level = level.strip().lower()
         if level not in LEVELS:
             raise ServiceError("lobby.bot_level", level=level)
@@ -275,16 +262,10 @@ class Lobby:
         seat = Seat(f"bot:{level}:{number}", f"Computer {number}", True, level)
         await self.people.add_bot(PlayerRecord(seat.player_id, seat.name, "en", True))
         await self._set_seats(live, (*live.seats, seat), live.record.host_id)
-        return [
-            self.messages.lobby(
-                live,
-                f"{seat.name} ({level}) joins.",
-                f"{seat.name} ({level}) spielt mit.",
-            )
-        ]
+        return [self.messages.lobby(live, "service.lobby.bot_join", name=seat.name, level=level)]
 
     async def _start(self, live: LiveGame, by: str) -> list[Outgoing]:
-        _host_only(live, by, "start the game", "das Spiel starten")
+        _host_only(live, by, "service.action.start")
         live.rules.check_players(len(live.seats))
         state = new_game(live.rules, [s.name for s in live.seats], live.record.seed)
         now = self.clock.now()
@@ -304,14 +285,8 @@ class Lobby:
         live.deadline, live.reminder_sent, live.turn_key = deadline, False, key
         live.last_activity = now
         names = ", ".join(s.name for s in live.seats)
-        out: list[Outgoing] = [
-            PublicText(
-                live.id,
-                f"{live.rules.name} begins: {names}.",
-                f"{live.rules.name} beginnt: {names}.",
-                kind="start",
-            )
-        ]
+        params = {"preset": live.rules.name, "names": names}
+        out: list[Outgoing] = [PublicText(live.id, "service.start", params, kind="start")]
         out += await self.messages.pictures_and_racks(live, changed=list(range(len(live.seats))))
         out.append(self.messages.turn_prompt(live))
         return out
@@ -351,13 +326,9 @@ class Lobby:
                 return None, [error(game_id, by, ServiceError("lobby.not_seated"), lang)]
             existing = record.meta.get("rematch")
             if existing:
+                params = {"game": existing}
                 return existing, [
-                    PublicText(
-                        game_id,
-                        f"The rematch is already on: game {existing}.",
-                        f"Die Revanche läuft schon: Spiel {existing}.",
-                        kind="lobby",
-                    )
+                    PublicText(game_id, "service.rematch.exists", params, kind="lobby")
                 ]
             rules = rules_of(record)
             new_id, out = await self._create_started(record, rules, by)
@@ -404,12 +375,8 @@ class Lobby:
                 log.exception("rematch of %s could not start", old.id)
                 err = exc if not isinstance(exc, StoreError) else ServiceError("service.store")
                 return None, [self.messages.error(old.id, by, err, lang)]
-        head = PublicText(
-            record.id,
-            f"Rematch of {old.id}: new game {record.id}.",
-            f"Revanche von {old.id}: neues Spiel {record.id}.",
-            kind="lobby",
-        )
+        params = {"old": old.id, "game": record.id}
+        head = PublicText(record.id, "service.rematch.new", params, kind="lobby")
         return record.id, [head, *out]
 
     # ------------------------------------------------------------------ the host ends it
@@ -425,7 +392,7 @@ class Lobby:
             return [error(game_id, by, ServiceError("game.not_found", game=game_id), lang)]
         async with live.lock:
             try:
-                _host_only(live, by, "end the game", "das Spiel beenden")
+                _host_only(live, by, "service.action.end")
             except ServiceError as exc:
                 return [error(game_id, by, exc, lang)]
             if live.status != "playing":
@@ -440,6 +407,7 @@ class Lobby:
             return out
 
 
-def _host_only(live: LiveGame, by: str, action: str, action_de: str) -> None:
+def _host_only(live: LiveGame, by: str, action: str) -> None:
+    """Only the host may do ``action`` (an i18n key naming it)."""
     if by != live.record.host_id:
-        raise ServiceError("lobby.host_only", action=action, action_de=action_de)
+        raise ServiceError("lobby.host_only", action={"key": action})

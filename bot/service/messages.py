@@ -45,19 +45,15 @@ class Messages:
     def error(
         self, game_id: str | None, to: str, exc: RummyError | ServiceError, lang: str
     ) -> ErrorReply:
-        return ErrorReply(game_id, to, exc.code, exc.message(lang))
+        wording = getattr(exc, "wording", None)
+        return ErrorReply(game_id, to, exc.code, lang, dict(exc.params), wording)
 
     def events(self, live: LiveGame, events: list[Event], *, public: bool) -> list[Outgoing]:
         out: list[Outgoing] = []
-        shown = [e for e in events if not e.private]
+        names = tuple(s.name for s in live.seats)
+        shown = tuple(e for e in events if not e.private)
         if shown and public:
-            out.append(
-                PublicText(
-                    live.id,
-                    "\n".join(e.text for e in shown),
-                    "\n".join(e.text_de for e in shown),
-                )
-            )
+            out.append(PublicText(live.id, events=shown, names=names))
         private: dict[int, list[Event]] = {}
         for event in events:
             if event.private and event.seat is not None:
@@ -66,8 +62,7 @@ class Messages:
             if not 0 <= seat < len(live.seats) or live.seats[seat].is_bot:
                 continue
             to = live.seats[seat].player_id
-            lang = self.people.cached_lang(to)
-            lines = [e.message(lang) for e in items]
+            lines: list[Any] = list(items)
             working = getattr(live.state, "working_table_text", None)
             if (
                 working is not None
@@ -75,9 +70,9 @@ class Messages:
                 and live.state.current == seat
                 and any(e.kind not in ("drew", "hint") for e in items)
             ):
-                title = "Dein Tisch in Arbeit:" if lang == "de" else "Your working table:"
-                lines.append(f"{title}\n{working()}")
-            out.append(PrivateText(live.id, to, "\n".join(lines)))
+                lines.append(("service.working_table", {"table": working()}))
+            lang = self.people.cached_lang(to)
+            out.append(PrivateText(live.id, to, tuple(lines), lang, names))
         return out
 
     async def pictures_and_racks(self, live: LiveGame, *, changed: list[int]) -> list[Outgoing]:
@@ -97,15 +92,18 @@ class Messages:
             faces = state.rack(seat)
             pieces = tuple(str(f) for f in faces)
             lang = self.people.cached_lang(info.player_id)
-            label = "Deine Steine" if lang == "de" else "Your rack"
             png = None
             if renderer is not None:
-                png = await self.render(renderer.rack, faces, "en")
-            text = f"{label} ({len(pieces)}): {' '.join(pieces)}"
-            out.append(PrivateRack(live.id, info.player_id, seat, pieces, text, png))
+                png = await self.render(renderer.rack, faces, lang)
+            out.append(PrivateRack(live.id, info.player_id, seat, pieces, lang, png))
         return out
 
     def turn_prompt(self, live: LiveGame) -> TurnPrompt:
+        seat = live.state.current
+        info = live.seats[seat]
+        return TurnPrompt(live.id, info.player_id, seat, info.name, info.is_bot, live.deadline)
+
+    def reminder(self, live: LiveGame, left: int) -> TurnPrompt:
         seat = live.state.current
         info = live.seats[seat]
         return TurnPrompt(
@@ -115,37 +113,28 @@ class Messages:
             info.name,
             info.is_bot,
             live.deadline,
-            f"{info.name}, it is your turn.",
-            f"{info.name}, du bist am Zug.",
+            "service.reminder",
+            {"left": left},
+            "reminder",
         )
 
     def game_over(self, live: LiveGame) -> GameOver:
         result = live.state.result
-        names = [s.name for s in live.seats]
-        order = sorted(range(len(names)), key=lambda s: (result.ranks[s], s))
-        lines = [f"{result.ranks[s]}. {names[s]}: {result.points[s]:g}" for s in order]
         data = result.to_dict()
         data["player_ids"] = [s.player_id for s in live.seats]
-        head_en = {"abandoned": "Game abandoned.", "ended": "Game ended."}.get(
-            result.reason, "Game over."
-        )
-        head_de = {"abandoned": "Spiel aufgegeben.", "ended": "Spiel beendet."}.get(
-            result.reason, "Spiel vorbei."
-        )
-        return GameOver(
-            live.id,
-            result.reason,
-            "\n".join([head_en, *lines]),
-            "\n".join([head_de, *lines]),
-            data,
-        )
+        return GameOver(live.id, result.reason, data, tuple(s.name for s in live.seats))
 
-    def lobby(self, live: LiveGame, en: str, de: str) -> PublicText:
-        names = ", ".join(s.name for s in live.seats)
+    def lobby(self, live: LiveGame, key: str, **params: Any) -> PublicText:
+        """A lobby change and who sits at the table now."""
         return PublicText(
             live.id,
-            f"{en} At the table ({len(live.seats)}/{live.rules.max_players}): {names}",
-            f"{de} Am Tisch ({len(live.seats)}/{live.rules.max_players}): {names}",
+            "service.lobby.table",
+            {
+                "change": {"key": key, **params},
+                "count": len(live.seats),
+                "maximum": live.rules.max_players,
+                "names": ", ".join(s.name for s in live.seats),
+            },
             kind="lobby",
         )
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 
+from i18n import lang_of
+
 from ..store import PlayerRecord, StoreError
-from .checks import check_text, clean_name, lang_code
+from .checks import check_text, clean_name
 from .ports import GameStore
 from .registry import GameRegistry
 
@@ -25,7 +27,7 @@ class People:
         """Remember a person's display name and language (see
         :meth:`GameService.register_player`)."""
         check_text(player_id, "player")
-        record = PlayerRecord(player_id, clean_name(name, player_id), lang_code(locale), False)
+        record = PlayerRecord(player_id, clean_name(name, player_id), lang_of(locale), False)
         if self._people.get(player_id) != record or player_id in self._unsaved:
             self._people[player_id] = record
             try:
@@ -63,8 +65,8 @@ class People:
         return record
 
     async def lang(self, player_id: str) -> str:
-        return lang_code((await self.person(player_id)).locale)
+        return lang_of((await self.person(player_id)).locale)
 
     def cached_lang(self, player_id: str) -> str:
         record = self._people.get(player_id)
-        return lang_code(record.locale) if record else "en"
+        return lang_of(record.locale) if record else "en"

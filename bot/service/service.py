@@ -138,6 +138,7 @@ class GameService:
             clock=self.clock,
             registry=self.registry,
             pipeline=self.pipeline,
+            messages=self.messages,
             emit=self._emit,
             after_due=self._after_move,
         )

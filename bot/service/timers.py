@@ -17,7 +17,8 @@ from typing import Any
 
 from ..store import KvRow, StoreConflict, StoreError
 from .config import ServiceConfig
-from .outgoing import Outgoing, PublicText, TurnPrompt
+from .messages import Messages
+from .outgoing import Outgoing, PublicText
 from .pipeline import CommandPipeline
 from .ports import Clock, GameStore
 from .registry import GameRegistry, LiveGame
@@ -55,6 +56,7 @@ class Timers:
         clock: Clock,
         registry: GameRegistry,
         pipeline: CommandPipeline,
+        messages: Messages,
         emit: Callable[[list[Outgoing]], Awaitable[None]],
         after_due: Callable[[LiveGame], None],
     ) -> None:
@@ -63,6 +65,7 @@ class Timers:
         self.clock = clock
         self.registry = registry
         self.pipeline = pipeline
+        self.messages = messages
         self.emit = emit
         self.after_due = after_due  # e.g. let the computer players move
         self._outages: list[tuple[float, float]] = []  # (down since, up again), wall time
@@ -216,12 +219,7 @@ class Timers:
                 live.record = dataclasses.replace(live.record, status="cancelled")
                 self.registry.forget(live)
                 return [
-                    PublicText(
-                        live.id,
-                        f"Table {live.id} was never started and is closed.",
-                        f"Tisch {live.id} wurde nie gestartet und ist geschlossen.",
-                        kind="lobby",
-                    )
+                    PublicText(live.id, "service.lobby.expired", {"game": live.id}, kind="lobby")
                 ]
             return []
         if live.status != "playing" or live.state is None:
@@ -229,15 +227,7 @@ class Timers:
         if cfg.abandon_after is not None and self.idle(live, now) >= cfg.abandon_after:
             out = await self.pipeline.service_action(live, f"{END} abandoned", activity=False)
             if out:
-                out.insert(
-                    0,
-                    PublicText(
-                        live.id,
-                        "Nobody has played for too long: the game is abandoned.",
-                        "Zu lange hat niemand gespielt: das Spiel wird aufgegeben.",
-                        kind="abandoned",
-                    ),
-                )
+                out.insert(0, PublicText(live.id, "service.abandoned", kind="abandoned"))
             return out
         if live.deadline is None:
             return []
@@ -256,16 +246,5 @@ class Timers:
             if info.is_bot:
                 return []
             left = max(0, round(live.deadline - now))
-            return [
-                TurnPrompt(
-                    live.id,
-                    info.player_id,
-                    live.state.current,
-                    info.name,
-                    False,
-                    live.deadline,
-                    f"{info.name}, {left} seconds left for your turn.",
-                    f"{info.name}, noch {left} Sekunden für deinen Zug.",
-                )
-            ]
+            return [self.messages.reminder(live, left)]
         return []
