@@ -4,7 +4,7 @@
   (``bot.app.main(settings)``); without it, a local console game against computer players.
 - ``rummy-bot --console [--preset P] [--bots N] [--seed S]``: the console game (also piped input).
 - ``rummy-bot soak --games N --concurrency C --preset P --db PATH --seed S [--json]``: computer-only
-  games through the full service and store; resumable (see :mod:`bot.service.soak`).
+  games through the full service and store; resumable (see :mod:`bot.soak`).
 - ``rummy-bot verify-db --db PATH [--json]``: replay and check every stored game; exit 1 on any
   problem.
 - ``rummy-bot ladder ...`` and ``rummy-bot tournament simulate|show ...``: the organiser's league
@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import logging
 import os
 import sys
 from pathlib import Path
 
-from engine.rules import PRESETS
+from engine.variants import DEFAULT_VARIANT, variant_names
 
 from .settings import Settings
 
@@ -42,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="The rummy Discord bot; without DISCORD_TOKEN a local console game.",
     )
     parser.add_argument("--console", action="store_true", help="play in the terminal")
-    parser.add_argument("--preset", choices=sorted(PRESETS), help="game (default: rummikub)")
+    parser.add_argument(
+        "--preset", choices=sorted(variant_names()), help=f"game (default: {DEFAULT_VARIANT})"
+    )
     parser.add_argument("--bots", type=int, default=3, help="computer players (default 3)")
     parser.add_argument("--seed", type=int, default=None, help="shuffle seed")
     parser.add_argument("--level", default="medium", choices=("easy", "medium", "strong"))
@@ -55,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     soak = sub.add_parser("soak", help="computer-only games through service and store")
     soak.add_argument("--games", type=int, default=100)
     soak.add_argument("--concurrency", type=int, default=10)
-    soak.add_argument("--preset", dest="soak_preset", default="rummikub", choices=sorted(PRESETS))
+    soak.add_argument(
+        "--preset", dest="soak_preset", default=DEFAULT_VARIANT, choices=sorted(variant_names())
+    )
     soak.add_argument("--db", dest="soak_db", default="data/soak.sqlite3", help="SQLite file")
     soak.add_argument("--seed", dest="soak_seed", type=int, default=1)
     soak.add_argument("--players", type=int, default=None)
@@ -86,10 +89,10 @@ def _choose_preset(args: argparse.Namespace) -> str:
     if args.preset:
         return args.preset
     if not sys.stdin.isatty():
-        return "rummikub"
-    names = sorted(PRESETS)
-    answer = input(f"Preset ({', '.join(names)}) [rummikub]: ").strip().lower()
-    return answer if answer in PRESETS else "rummikub"
+        return DEFAULT_VARIANT
+    names = sorted(variant_names())
+    answer = input(f"Preset ({', '.join(names)}) [{DEFAULT_VARIANT}]: ").strip().lower()
+    return answer if answer in names else DEFAULT_VARIANT
 
 
 def _console(args: argparse.Namespace) -> int:
@@ -111,22 +114,15 @@ def _console(args: argparse.Namespace) -> int:
 
 def _init_empty(path: str) -> None:
     """Make a 0-byte file at ``path`` a new, empty database (``soak --init-empty``)."""
-    from .store import SqliteStore
+    from .wiring import init_empty_database
 
     target = Path(path)
-    if not target.is_file() or target.stat().st_size != 0:
-        return
-
-    async def init() -> None:
-        store = SqliteStore(target, init_empty=True)
-        await store.open()
-        await store.close()
-
-    asyncio.run(init())
+    if target.is_file() and target.stat().st_size == 0:
+        asyncio.run(init_empty_database(target))
 
 
 def _soak(args: argparse.Namespace) -> int:
-    from .service.soak import run_soak
+    from .soak import run_soak
 
     if args.init_empty:
         _init_empty(args.soak_db)
@@ -168,33 +164,18 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _discord(settings: Settings) -> int:
-    try:
-        app = importlib.import_module("bot.app")
-    except ModuleNotFoundError as exc:
-        if exc.name != "bot.app":
-            raise
-        print(
-            "rummy-bot: DISCORD_TOKEN is set, but the Discord adapter (bot/app.py) is not "
-            "installed yet. Run `rummy-bot --console` to play in the terminal.",
-            file=sys.stderr,
-        )
-        return 2
-    return int(app.main(settings) or 0)
+    from .app import main as run_bot  # imports discord.py: only when the bot runs
+
+    return int(run_bot(settings) or 0)
 
 
 def _leave_no_database_thread(code: int, wait: float = 10.0) -> None:
-    """The safety net behind "a bad database never hangs the process": aiosqlite's connection
+    """The safety net behind "a bad database never hangs the process": the store's connection
     threads are not daemons, so one left open by any error path would keep the interpreter from
     exiting. Give them ``wait`` seconds to end, then say so in one line and exit anyway."""
-    import threading
+    from .wiring import store_threads
 
-    stuck = [
-        t
-        for t in threading.enumerate()
-        if t is not threading.current_thread()
-        and not t.daemon
-        and getattr(getattr(t, "_target", None), "__module__", "") == "aiosqlite.core"
-    ]
+    stuck = store_threads()
     for thread in stuck:
         thread.join(wait / len(stuck))
     if any(t.is_alive() for t in stuck):
@@ -222,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:
-    from .store import StoreError, StoreLocked
+    from .wiring import StoreError, StoreLocked
 
     try:
         if args.command == "soak":

@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.variants import DEFAULT_VARIANT
+from i18n import t
+
 from .service import (
     ErrorReply,
     GameOver,
@@ -26,77 +29,33 @@ from .service import (
     TablePicture,
     TurnPrompt,
 )
-from .store import open_store
+from .wiring import open_service
 
 YOU = "console"
-
-HELP = """Commands (several at once, separated by ';' or '|', with or without spaces):
-  draw, pick PIECE, meld PIECES [| PIECES ...], add N PIECES, move N PIECE > M (or > new),
-  split N PIECE, join N M, swap N PIECE, take N PIECE, claim N, unclaim N,
-  place PIECES, hint, undo, reset, discard [N] PIECE, done
-  e.g.  meld R5 R6 R7 | B9 Y9 K9; done
-Tiles: R5 B12 Y7 K1, joker J.
-Console: table, rack, help, rematch, quit
-All the rules, every preset, option and variant: docs/RULES.md"""
-
-HELP_DE = """Befehle (mehrere auf einmal, getrennt mit ';' oder '|', mit oder ohne Leerzeichen):
-  draw, pick STEIN, meld STEINE [| STEINE ...], add N STEINE, move N STEIN > M (oder > new),
-  split N STEIN, join N M, swap N STEIN, take N STEIN, claim N, unclaim N,
-  place STEINE, hint, undo, reset, discard [N] STEIN, done
-  z. B.  meld R5 R6 R7 | B9 Y9 K9; done
-Steine: R5 B12 Y7 K1, Joker J.
-Konsole: table, rack, help, rematch, quit
-Alle Regeln, jedes Spiel, jede Option und Variante: docs/RULES.md"""
-
-HELP_CARDS = """Commands (several at once, separated by ';' or '|', with or without spaces):
-  draw, pick, meld CARDS [| CARDS ...], add N CARDS, swap N CARD (Rommé),
-  hint, undo, reset, discard CARD, done, knock (Rommé variants a and e)
-  e.g.  draw; meld 9C 9H 9S | 5D 6D 7D; discard KS
-Cards: 10H QS A♣ (suits S H D C or ♠ ♥ ♦ ♣), joker * (Rommé only).
-Console: table, rack, help, rematch, quit
-All the rules, every preset, option and variant: docs/RULES.md"""
-
-HELP_CARDS_DE = """Befehle (mehrere auf einmal, getrennt mit ';' oder '|', mit oder ohne Leerzeichen):
-  draw, pick, meld KARTEN [| KARTEN ...], add N KARTEN, swap N KARTE (Rommé),
-  hint, undo, reset, discard KARTE, done, knock (Rommé-Varianten a und e)
-  z. B.  draw; meld 9C 9H 9S | 5D 6D 7D; discard KS
-Karten: 10H QS A♣ (Farben S H D C oder ♠ ♥ ♦ ♣), Joker * (nur Rommé).
-Konsole: table, rack, help, rematch, quit
-Alle Regeln, jedes Spiel, jede Option und Variante: docs/RULES.md"""
 
 
 def help_text(family: str, lang: str = "en") -> str:
     """The console's ``help``: the commands of the game's family, in ``lang``."""
-    if family == "card":
-        return HELP_CARDS_DE if lang == "de" else HELP_CARDS
-    return HELP_DE if lang == "de" else HELP
+    return t(f"console.help.{'card' if family == 'card' else 'tile'}", lang)
 
 
 def count_pieces(count: int, family: str, lang: str = "en") -> str:
     """``1 tile``, ``2 tiles``, ``1 card`` ... (German: ``1 Stein``, ``2 Karten``)."""
-    words = {
-        ("tile", "en"): ("tile", "tiles"),
-        ("card", "en"): ("card", "cards"),
-        ("tile", "de"): ("Stein", "Steine"),
-        ("card", "de"): ("Karte", "Karten"),
-    }
-    one, many = words[(family if family == "card" else "tile", "de" if lang == "de" else "en")]
-    return f"{count} {one if count == 1 else many}"
+    return t(f"console.count.{'card' if family == 'card' else 'tile'}", lang, count=count)
 
 
 def format_table(view: Any, you: int | None = None, lang: str = "en") -> str:
     """The public view as text: seats, pool, discards and numbered melds."""
-    de = lang == "de"
     lines = []
     for seat in view.seats:
         mark = ">" if seat.seat == view.current and view.status == "playing" else " "
-        who = (" (du)" if de else " (you)") if seat.seat == you else ""
-        opened = (", ausgelegt" if de else ", opened") if seat.opened else ""
+        who = t("console.you", lang) if seat.seat == you else ""
+        opened = t("console.opened", lang) if seat.opened else ""
         pieces = count_pieces(seat.pieces, view.family, lang)
         lines.append(f" {mark} {seat.name}{who}: {pieces}{opened}")
-    lines.append(f"   {'Vorrat' if de else 'pool'}: {view.pool}")
+    lines.append(f"   {t('console.pool', lang)}: {view.pool}")
     if view.discards:
-        lines.append(f"   {'Ablage' if de else 'discards'}: {' '.join(view.discards)}")
+        lines.append(f"   {t('console.discards', lang)}: {' '.join(view.discards)}")
     if view.melds:
         for meld in view.melds:
             claim = ""
@@ -104,9 +63,7 @@ def format_table(view: Any, you: int | None = None, lang: str = "en") -> str:
                 claim = f"  [claim {view.seats[meld.claim].name}]"
             lines.append(f"   {meld.number:>2}: {' '.join(meld.pieces)}{claim}")
     else:
-        lines.append(
-            "   (keine Kombinationen auf dem Tisch)" if de else "   (no melds on the table)"
-        )
+        lines.append(f"   {t('console.no_melds', lang)}")
     return "\n".join(lines)
 
 
@@ -150,9 +107,7 @@ class Console:
         if self.game_id is not None:
             view = self.service.view(self.game_id)
             cards = view is not None and view.family == "card"
-            label = "Deine Steine" if self.lang == "de" else "Your rack"
-            if cards:
-                label = "Deine Karten" if self.lang == "de" else "Your hand"
+            label = t(f"console.rack.{'card' if cards else 'tile'}", self.lang)
             self.say(f"{label}: " + " ".join(self.service.rack(self.game_id, YOU)))
 
     def deliver(self, messages: list[Outgoing]) -> None:
@@ -164,11 +119,11 @@ class Console:
                 self.say(m.message(self.lang))
                 if isinstance(m, GameOver):
                     self.over = True
-                    self.say("Type rematch for another game, or quit.")
+                    self.say(t("console.rematch", self.lang))
             elif isinstance(m, TablePicture):
                 path = self._save(m.png, "table")
                 if path:
-                    self.say(f"(table picture: {path})")
+                    self.say(t("console.table_picture", self.lang, path=path))
             elif isinstance(m, PrivateRack | PrivateText | ErrorReply) and m.to == YOU:
                 if isinstance(m, ErrorReply):
                     self.say(f"! {m.text}")
@@ -177,7 +132,7 @@ class Console:
                 if isinstance(m, PrivateRack) and m.png:
                     path = self._save(m.png, "rack")
                     if path:
-                        self.say(f"(rack picture: {path})")
+                        self.say(t("console.rack_picture", self.lang, path=path))
             elif isinstance(m, TurnPrompt) and m.player_id == YOU:
                 self.show_table()
                 if not rack_shown:
@@ -192,7 +147,7 @@ async def _read_line(stream: TextIO) -> str | None:
 
 async def run_console(
     *,
-    preset: str = "rummikub",
+    preset: str = DEFAULT_VARIANT,
     bots: int = 3,
     seed: int | None = None,
     level: str = "medium",
@@ -208,20 +163,18 @@ async def run_console(
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     interactive = stdin.isatty()
-    store = open_store(db_url)
-    await store.open()
     config = ServiceConfig(
         pictures=pictures,
         bot_pause=(0.6 if interactive else 0.0) if bot_pause is None else bot_pause,
         abandon_after=None,
     )
-    console = Console(
-        service := GameService(store, config=config), stdout, lang=lang, out_dir=out_dir
-    )
+    wired = await open_service(db_url, config=config)
+    service = wired.service
+    console = Console(service, stdout, lang=lang, out_dir=out_dir)
     service.sink = console.deliver
     try:
         await service.start(run_timers=interactive)
-        name = os.environ.get("USER") or ("Player" if lang == "en" else "Spieler")
+        name = os.environ.get("USER") or t("console.player", lang)
         await service.register_player(YOU, name.capitalize(), lang)
         game_id, out = await service.create_game(YOU, preset, seed=seed)
         console.game_id = game_id
@@ -233,7 +186,7 @@ async def run_console(
         console.deliver(await service.start_game(game_id, YOU))
         if service.status(game_id) != "playing":
             return 2
-        console.say("Type help for the commands.")
+        console.say(t("console.type_help", lang))
         await service.wait_idle()
         while True:
             if interactive:
@@ -266,5 +219,4 @@ async def run_console(
             await service.wait_idle()
         return 0
     finally:
-        await service.stop()
-        await store.close()
+        await wired.close()
