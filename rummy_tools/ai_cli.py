@@ -38,6 +38,8 @@ from engine.errors import RummyError
 from engine.game import new_game
 from engine.pieces import Face
 from engine.rules import preset
+from engine.variants import DEFAULT_TOURNAMENT_VARIANT
+from i18n import error_text
 
 
 def play_game(rules, levels: Sequence[str], seed: int, max_calls: int = 20000) -> dict[str, Any]:
@@ -229,7 +231,7 @@ def starting_hand_stats(deals: int, seed: int) -> dict[str, Any]:
       number per hand and the share of hands with 1-3 (source: "90 % zwischen 1-3"), and the
       correlation between a hand's combinations and its dead tiles (source: none).
     """
-    rules = preset("stein")
+    rules = preset(DEFAULT_TOURNAMENT_VARIANT)  # source text 000 is about Stein-Rummy
     hands = groups = runs = with_combo = with_combo_joker = outs = 0
     dead_hist: Counter = Counter()
     combos_list: list[int] = []
@@ -305,7 +307,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             progress=args.progress,
         )
     except (ValueError, RummyError) as exc:
-        text = exc.message() if isinstance(exc, RummyError) else str(exc)
+        text = error_text(exc) if isinstance(exc, RummyError) else str(exc)
         print(f"rummy simulate: {text}", file=sys.stderr)
         return 2
     if args.json:
@@ -324,7 +326,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    if preset(args.rules).game != "stein":
+    if not preset(args.rules).draw_first:  # Stein-Rummy deals (Stein Plus deals the same)
         print("rummy stats: the statistics are about Stein-Rummy (--rules stein)", file=sys.stderr)
         return 2
     data = starting_hand_stats(args.deals, args.seed)
@@ -351,7 +353,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_simulate)
     p = sub.add_parser("stats", help="starting-hand statistics of Stein-Rummy (source 000)")
-    p.add_argument("--rules", default="stein")
+    p.add_argument("--rules", default=DEFAULT_TOURNAMENT_VARIANT)
     p.add_argument("--deals", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")

@@ -28,6 +28,7 @@ from engine.errors import RummyError
 from engine.pieces import Face
 from engine.rules import RuleSet
 from engine.settlement import SettlementError, settle
+from i18n import error_dict, error_text, event_text
 
 
 def card_validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
@@ -37,7 +38,7 @@ def card_validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]
     try:
         reading = card_reading(rules, text)
     except RummyError as exc:
-        return {"valid": False, "kind": None, "value": None, "reason": exc.message(lang)}
+        return {"valid": False, "kind": None, "value": None, "reason": error_text(exc, lang)}
     return {"valid": True, "kind": reading.kind, "value": reading.value, "reason": None}
 
 
@@ -77,9 +78,9 @@ def card_turn(
         events = game.apply(0, commands_text)
         hint = next((e for e in reversed(events) if e.kind == "hint"), None)
         if game.current == 0 and game.status == "playing" and commands[-1].verb != "hint":
-            raise RummyError("turn.unfinished", finish="discard CARD", finish_de="discard KARTE")
+            raise RummyError("turn.unfinished", finish={"key": "why.finish.discard_card"})
     except RummyError as exc:
-        return {"ok": False, "table": None, "hand": None, "error": exc.to_dict(lang)}
+        return {"ok": False, "table": None, "hand": None, "error": error_dict(exc, lang)}
     out: dict[str, Any] = {
         "ok": True,
         "table": [[str(f) for f in meld] for meld in game.table_faces()],
@@ -87,7 +88,7 @@ def card_turn(
         "error": None,
     }
     if hint is not None and commands[-1].verb == "hint":
-        out["hint"] = hint.message(lang)
+        out["hint"] = event_text(hint, lang)
         out["command"] = hint.text.rsplit(": ", 1)[-1]
     return out
 
@@ -103,7 +104,7 @@ def card_score(
     ``rummy_bonus``: went rummy), everybody else 0. A joker left is refused where the game
     has none (classic Rummy)."""
     refuse_jokers(rules, [f for left in lefts for f in left])
-    if rules.game == "romme":
+    if rules.scoring == "penalty":
         penalties = romme_penalties(
             lefts,
             hand_romme=rummy_bonus and rules.hand_romme_double,
@@ -129,7 +130,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
     try:
         result = settle(names, penalties)
     except SettlementError as exc:
-        print(f"rummy settle: {exc.message(args.lang)}", file=sys.stderr)
+        print(f"rummy settle: {error_text(exc, args.lang)}", file=sys.stderr)
         return 2
     data = result.to_dict()
     if args.json:

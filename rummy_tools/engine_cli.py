@@ -33,6 +33,7 @@ from engine.pieces import format_faces, parse_faces, split_melds
 from engine.rules import PRESETS, RuleSet, preset
 from engine.scoring import score_tile_game
 from engine.tiles import TileGame
+from i18n import error_dict, error_text, event_text, t
 
 from .cards_cli import card_score, card_turn, card_validate
 
@@ -50,18 +51,11 @@ def _rules(name: str) -> RuleSet:
     try:
         return preset(name)
     except RummyError as exc:
-        print(f"rummy: {exc.message()}", file=sys.stderr)
+        print(f"rummy: {error_text(exc)}", file=sys.stderr)
         raise SystemExit(2) from exc
 
 
 # ---------------------------------------------------------------------- validate
-
-
-KINDS_DE = {"group": "Gruppe", "run": "Reihe"}
-
-
-def _say(lang: str, en: str, de: str) -> str:
-    return de if lang.lower().startswith("de") else en
 
 
 def validate_meld(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
@@ -75,7 +69,7 @@ def validate_meld(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]
     try:
         reading = analyse(parse_faces(text, "tile"), rules.meld_spec)
     except RummyError as exc:
-        return {"valid": False, "kind": None, "value": None, "reason": exc.message(lang)}
+        return {"valid": False, "kind": None, "value": None, "reason": error_text(exc, lang)}
     return {
         "valid": True,
         "kind": reading.kind,
@@ -95,7 +89,7 @@ def validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
         empty = RummyError("parse.empty")
         if rules.family == "card":
             empty = card_error(empty, rules)
-        return {"valid": False, "kind": None, "value": None, "reason": empty.message(lang)}
+        return {"valid": False, "kind": None, "value": None, "reason": error_text(empty, lang)}
     results = [validate_meld(rules, part, lang) for part in parts]
     if len(results) == 1:
         return results[0]
@@ -106,25 +100,18 @@ def validate(rules: RuleSet, text: str, lang: str = "en") -> dict[str, Any]:
         "value": sum(r["value"] for r in results) if bad is None else None,
         "reason": None
         if bad is None
-        else _say(lang, f"Meld {bad}: ", f"Kombination {bad}: ") + results[bad - 1]["reason"],
+        else t("tools.meld_number", lang, number=bad) + results[bad - 1]["reason"],
         "melds": [{k: v for k, v in r.items() if k != "pieces"} for r in results],
     }
 
 
 def _validate_text(data: dict[str, Any], lang: str) -> str:
     if not data["valid"]:
-        return _say(lang, "invalid: ", "ungültig: ") + data["reason"]
+        return t("tools.invalid", lang) + data["reason"]
     if "melds" in data:
-        return _say(
-            lang,
-            f"valid: {len(data['melds'])} melds worth {data['value']}",
-            f"gültig: {len(data['melds'])} Kombinationen im Wert von {data['value']}",
-        )
-    return _say(
-        lang,
-        f"valid {data['kind']} worth {data['value']}: {data['pieces']}",
-        f"gültig: {KINDS_DE[data['kind']]} im Wert von {data['value']}: {data['pieces']}",
-    )
+        return t("tools.valid_melds", lang, count=len(data["melds"]), value=data["value"])
+    kind = {"key": f"tools.kind.{data['kind']}"}
+    return t("tools.valid_meld", lang, kind=kind, value=data["value"], pieces=data["pieces"])
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -156,13 +143,7 @@ def cmd_turn(args: argparse.Namespace) -> int:
         )
     elif args.pool:
         print(
-            _say(
-                lang,
-                "rummy turn: --pool is for card games; a tile position's pool is the rest of "
-                "the preset's tiles",
-                "rummy turn: --pool gibt es für Kartenspiele; der Vorrat einer Steinstellung "
-                "sind die übrigen Steine des Spiels",
-            ),
+            t("tools.turn.pool_for_cards", lang),
             file=sys.stderr,
         )
         return 2
@@ -180,26 +161,26 @@ def cmd_turn(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, ensure_ascii=False))
     elif data["ok"]:
-        print(_say(lang, "accepted", "angenommen"))
-        print(_say(lang, "table: ", "Tisch: ") + " | ".join(" ".join(m) for m in data["table"]))
-        print(_say(lang, "hand:  ", "Hand:  ") + " ".join(data["hand"]))
+        print(t("tools.turn.accepted", lang))
+        print(t("tools.turn.table", lang) + " | ".join(" ".join(m) for m in data["table"]))
+        print(t("tools.turn.hand", lang) + " ".join(data["hand"]))
         if data.get("hint"):
-            print(_say(lang, "hint:  ", "Tipp:  ") + data["hint"])
+            print(t("tools.turn.hint", lang) + data["hint"])
     else:
         error = data["error"]
-        print(_say(lang, "rejected: ", "abgelehnt: ") + f"{error['message']} [{error['code']}]")
+        print(t("tools.turn.rejected", lang) + f"{error['message']} [{error['code']}]")
     return 0 if data["ok"] else 1
 
 
 def unfinished(rules: RuleSet, lang: str = "en") -> dict[str, str]:
     """The error of a turn that the commands did not end (``turn.unfinished``)."""
     if rules.family == "card":
-        finish, finish_de = "discard CARD", "discard KARTE"
+        finish: Any = {"key": "why.finish.discard_card"}
     elif rules.discard_required:
-        finish, finish_de = "done or discard PIECE", "done oder discard STEIN"
+        finish = {"key": "why.finish.done_or_discard"}
     else:
-        finish, finish_de = "done", "done"
-    return RummyError("turn.unfinished", finish=finish, finish_de=finish_de).to_dict(lang)
+        finish = "done"
+    return error_dict(RummyError("turn.unfinished", finish=finish), lang)
 
 
 def tile_turn(
@@ -229,7 +210,7 @@ def tile_turn(
         )
         events = game.apply(0, commands)
     except RummyError as exc:
-        return {"ok": False, "table": None, "hand": None, "error": exc.to_dict(lang)}
+        return {"ok": False, "table": None, "hand": None, "error": error_dict(exc, lang)}
     if game.current == 0 and game.status == "playing":
         hint = _trailing_hint(commands, events)
         if hint is None:
@@ -239,7 +220,7 @@ def tile_turn(
             "table": [[str(f) for f in meld] for meld in game.table_faces(working=True)],
             "hand": [str(f) for f in game.faces(game.rack_ids(0))],
             "error": None,
-            "hint": hint.message(lang),
+            "hint": event_text(hint, lang),
             "command": hint_command(hint),
         }
     return {
@@ -269,8 +250,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise RummyError(
                 "parse.arguments",
                 command="score",
-                why="only one player can have gone out (one empty --left)",
-                why_de="nur eine Person kann ausgemacht haben (ein leeres --left)",
+                why={"key": "why.score.one_empty_left"},
             )
         winner = empties[0] if empties else None
         if rules.family == "card":
@@ -281,22 +261,17 @@ def cmd_score(args: argparse.Namespace) -> int:
                 raise RummyError(
                     "parse.arguments",
                     command="score",
-                    why="--claims needs one number per player",
-                    why_de="--claims braucht eine Zahl pro Person",
+                    why={"key": "why.score.claims_per_player"},
                 )
             points = score_tile_game(
                 rules, lefts, winner, claims=claims, first_round=args.first_round
             )
     except RummyError as exc:
-        print(f"rummy score: {exc.message(args.lang)}", file=sys.stderr)
+        print(f"rummy score: {error_text(exc, args.lang)}", file=sys.stderr)
         return 1
     except ValueError:
         print(
-            _say(
-                args.lang,
-                "rummy score: --claims takes whole numbers, e.g. 1,0,0",
-                "rummy score: --claims nimmt ganze Zahlen, z. B. 1,0,0",
-            ),
+            t("tools.score.claims_numbers", args.lang),
             file=sys.stderr,
         )
         return 2

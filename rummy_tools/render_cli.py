@@ -17,6 +17,8 @@ from pathlib import Path
 from engine.errors import RummyError
 from engine.pieces import Face, parse_faces
 from engine.rules import preset
+from engine.variants import DEFAULT_VARIANT
+from i18n import error_text
 from rendering.rack import SORTS, render_rack
 from rendering.samples import view_from_text
 from rendering.table import render_table, render_table_with_rack
@@ -58,7 +60,7 @@ def _rack_faces(text: str, rules_name: str | None) -> list[Face]:
 def _picture(args: argparse.Namespace) -> bytes:
     if args.rack is not None:
         return render_rack(_rack_faces(args.rack, args.rules), sort=args.sort, lang=args.lang)
-    rules = preset(args.rules or "rummikub")
+    rules = preset(args.rules or DEFAULT_VARIANT)
     view = view_from_text(rules.preset, args.table, seats=[])
     if args.hand:
         hand = parse_faces(args.hand, rules.family)
@@ -74,7 +76,7 @@ def run_render(args: argparse.Namespace) -> int:
     try:
         data = _picture(args)
     except RummyError as error:
-        print(error.message(args.lang), file=sys.stderr)
+        print(error_text(error, args.lang), file=sys.stderr)
         return 1
     try:
         Path(args.out).write_bytes(data)

@@ -18,6 +18,7 @@ from engine.errors import RummyError
 from engine.pieces import format_faces, format_melds, parse_faces, parse_melds
 from engine.rules import preset
 from engine.solver import solve
+from i18n import error_dict, error_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -93,7 +94,7 @@ def _batch(path: str, as_json: bool) -> int:
                     mode,
                 )
             except RummyError as exc:
-                result = {"line": number, "error": exc.to_dict()}
+                result = {"line": number, "error": error_dict(exc)}
                 status = 1
             except (ValueError, KeyError) as exc:
                 why = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
@@ -118,9 +119,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = solve_position(args.rules, args.table, args.hand, args.opened, args.mode)
     except RummyError as exc:
-        print(exc.message("en"), file=sys.stderr)
+        print(error_text(exc, "en"), file=sys.stderr)
         if args.json:
-            print(json.dumps({"error": exc.to_dict()}, ensure_ascii=False))
+            print(json.dumps({"error": error_dict(exc)}, ensure_ascii=False))
         return 1
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
