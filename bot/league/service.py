@@ -156,6 +156,7 @@ class League:
         self.link_game = desk.link_game
         self.tournament_games = desk.tournament_games
         self.record_service_game = desk.record_service_game
+        self.end_reason = desk.end_reason
         self.sync_tournament = desk.sync_tournament
 
     def _now(self) -> float:

@@ -316,6 +316,11 @@ class TournamentDesk:
 
         return await self._change(link.guild_id, link.tournament_id, enter)
 
+    async def end_reason(self, game_id: str) -> str:
+        """How a finished service game ended (``out``, ``ended``, ...; "" before it has)."""
+        rows = await self.games.results(game_id)
+        return rows[0].reason if rows else ""
+
     async def sync_tournament(self, guild: str, tournament_id: str) -> int:
         """Enter every finished linked game not entered yet (after a restart); the count."""
         entered = 0

@@ -34,7 +34,7 @@ from bot.league.service import League
 from bot.league.tournament import Tournament, standings, table_sizes
 from bot.league_tools.runner import TournamentRunner
 from bot.service import GameService, ServiceConfig
-from bot.wiring import build_service
+from bot.wiring import build_service, store_at
 from engine.ai import LEVELS
 from engine.variants import DEFAULT_TOURNAMENT_VARIANT, tournament_variants
 from i18n import error_text
@@ -122,15 +122,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _open_store(db: str, *, must_exist: bool, readonly: bool = False) -> Any:
-    """The store at ``db``. A report (``readonly``) reads without taking the database's owner
-    lease, so it works while the bot runs on that file; a writer is refused then (one owner)."""
-    from bot.store import SqliteStore, open_store
-
-    if "://" in db:
-        return open_store(db, readonly=readonly, create=not must_exist)
-    if must_exist and not Path(db).is_file():
+    """The store at ``db`` (bot.wiring). A report (``readonly``) reads without taking the
+    database's owner lease, so it works while the bot runs on that file; a writer is refused then
+    (one owner)."""
+    if "://" not in db and must_exist and not Path(db).is_file():
         raise UsageError(f"no database at {db}")
-    return SqliteStore(db, readonly=readonly, create=not must_exist)
+    return store_at(db, readonly=readonly, create=not must_exist)
 
 
 def _dump(data: Any) -> str:

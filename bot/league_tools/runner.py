@@ -114,7 +114,7 @@ class TournamentRunner:
                 round=rnd.number,
             )
         game_id = f"{tournament_id}-r{rnd.number}-t{table.number}-g{number + 1}"
-        existing = await self.league.store.load_game(game_id)
+        existing = await self.service.game_record(game_id)
         if existing is None:
             await self._create(guild, t, rnd.number, table.number, number, table.seats, game_id)
         elif existing.status == "lobby" or (
@@ -133,7 +133,6 @@ class TournamentRunner:
             if g.game_id == game_id
         )
         game = t.rounds[rnd.number - 1].table(table.number).games[number]
-        rows = await self.league.store.results(game_id)
         return PlayedGame(
             game_id=game_id,
             round=rnd.number,
@@ -141,7 +140,7 @@ class TournamentRunner:
             number=number,
             starter=table.seats[number],
             seats=link.seats,
-            reason=rows[0].reason if rows else "",
+            reason=await self.league.end_reason(game_id),
             mp={p: game.mp[i] for i, p in enumerate(table.seats)},
         )
 
