@@ -26,7 +26,8 @@ from .records import (
     ResultRow,
     Seat,
 )
-from .sqlite import APPLICATION_ID, SCHEMA_VERSION, SqliteStore, StoreSnapshot
+from .schema import APPLICATION_ID, SCHEMA_VERSION
+from .sqlite import SqliteStore, StoreSnapshot
 
 __all__ = [
     "APPLICATION_ID",

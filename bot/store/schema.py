@@ -30,6 +30,8 @@ def _load() -> tuple[tuple[str, ...], tuple[str, ...]]:
 #: the migration files' names and scripts: ``MIGRATIONS[i]`` brings user_version i to i + 1
 MIGRATION_FILES, MIGRATIONS = _load()
 SCHEMA_VERSION = len(MIGRATIONS)
+#: ``PRAGMA application_id`` of a rummy-bot database ("RUMB"): tells our files from others.
+APPLICATION_ID = 0x52554D42
 
 #: the tables of each schema version (a file that lacks some of them is damaged)
 TABLES: dict[int, frozenset[str]] = {

@@ -27,7 +27,7 @@ from bot.store import (
     StoreLocked,
     open_store,
 )
-from bot.store.sqlite import MIGRATIONS
+from bot.store.schema import MIGRATIONS
 from tests.bot.store_helpers import SEATS, T0, game, write
 
 ROOT = Path(__file__).resolve().parents[2]
