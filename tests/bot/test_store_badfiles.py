@@ -1,5 +1,5 @@
 """Bad database files (issue 14): every one is refused at open with ONE line saying what is wrong
-and what to do, the file is left exactly as it was, no aiosqlite thread is left behind, and the
+and what to do, the file is left exactly as it was, no connection thread is left behind, and the
 real ``rummy-bot`` processes print that line and exit 3 instead of hanging."""
 
 from __future__ import annotations
@@ -338,14 +338,17 @@ def test_soak_refuses_a_zero_byte_file_unless_told_to_init_it(tmp_path: Path):
 
 
 def test_a_connection_left_open_by_a_bug_does_not_hang_the_cli(tmp_path: Path):
-    """The CLI's safety net: an aiosqlite thread still running at the end is given a moment,
-    then the process exits anyway (one line, exit 3) instead of hanging for ever."""
+    """The CLI's safety net: a store connection's thread still running at the end is given a
+    moment, then the process exits anyway (one line, exit 3) instead of hanging for ever."""
     script = (
-        "import asyncio, aiosqlite\n"
+        "import asyncio\n"
         "from bot import cli\n"
+        "from bot.store import SqliteStore\n"
         "kept = []\n"
         "async def leak():\n"
-        "    kept.append(await aiosqlite.connect(':memory:'))  # never closed: its thread runs\n"
+        "    store = SqliteStore(':memory:')\n"
+        "    await store.open()  # never closed: its thread runs\n"
+        "    kept.append(store)\n"
         "asyncio.run(leak())\n"
         "cli._leave_no_database_thread(0, wait=0.5)\n"
         "print('not reached')\n"
