@@ -88,7 +88,6 @@ class Actions:
         """Tell the service who is acting (display name, language); returns the player id."""
         pid = player_id(interaction.user)
         lang = self.lang(interaction)
-        self.bot.user_langs[pid] = lang
         await self.service.register_player(pid, interaction.user.display_name, lang)
         return pid
 

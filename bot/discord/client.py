@@ -88,8 +88,6 @@ class RummyBot(commands.AutoShardedBot):
         self.delivery = Delivery(self)
         self.actions = Actions(self)
         self.league = LeagueData(self)
-        #: Locale per player id ("en"/"de"), learnt from interactions.
-        self.user_langs: dict[str, str] = {}
         #: Test hook: ``{"seed": int, "options": {...}}`` applied to every new game.
         self.game_overrides: dict[str, Any] = {}
         #: The commands Discord accepted at the last sync.

@@ -246,16 +246,15 @@ class Delivery:
         lines: list[str] = []
         if prompt is not None:
             who = prompt.name if prompt.is_bot else f"<@{prompt.player_id}>"
-            if prompt.text.startswith(f"{prompt.name}, it is your turn"):
+            if prompt.kind == "turn":
                 if prompt.deadline and not prompt.is_bot:
                     when = f"<t:{int(prompt.deadline)}:R>"
                     lines.append(t("discord.turn_deadline", lang, mention=who, time=when))
                 else:
                     lines.append(t("discord.turn", lang, mention=who))
             else:
-                # reminders and other prompts: the service's sentence, with a mention
-                text = prompt.message(lang)
-                lines.append(text.replace(prompt.name, who, 1) if not prompt.is_bot else text)
+                # reminders and other prompts: the service's sentence, naming the player by mention
+                lines.append(t(prompt.key, lang, **{**prompt.params, "name": who}))
         elif picture is not None:
             lines.append(t("discord.table_caption", lang, turn=picture.turn_no))
         kwargs: dict[str, Any] = {}
@@ -272,10 +271,9 @@ class Delivery:
     ) -> None:
         head = ""
         if info is not None:
-            person_lang = await self._person_lang(rack.to)
             head = t(
                 "discord.rack_dm_head",
-                person_lang,
+                rack.lang,
                 game=info.game_id,
                 preset=info.preset,
                 thread=info.thread_url,
@@ -286,17 +284,6 @@ class Delivery:
         if not sent and rack.to == reply_to:
             report.private.append(rack.text)
             report.files.extend(files)
-
-    async def _person_lang(self, player_id: str) -> str:
-        lang = self.bot.user_langs.get(player_id)
-        if lang is None and self.bot.service is not None:
-            try:
-                record = await self.bot.service.person(player_id)
-            except Exception:
-                record = None
-            lang = lang_of(record.locale) if record is not None else "en"
-            self.bot.user_langs[player_id] = lang
-        return lang or "en"
 
     async def _dm(
         self,
