@@ -18,7 +18,8 @@ from engine.errors import RummyError
 from engine.pieces import Face, parse_faces
 from engine.rules import preset
 from engine.variants import DEFAULT_VARIANT
-from i18n import error_text
+from i18n import error_text, render_labels
+from rendering import Labels
 from rendering.rack import SORTS, render_rack
 from rendering.samples import view_from_text
 from rendering.table import render_table, render_table_with_rack
@@ -58,14 +59,15 @@ def _rack_faces(text: str, rules_name: str | None) -> list[Face]:
 
 
 def _picture(args: argparse.Namespace) -> bytes:
+    labels = Labels(**render_labels(args.lang))
     if args.rack is not None:
-        return render_rack(_rack_faces(args.rack, args.rules), sort=args.sort, lang=args.lang)
+        return render_rack(_rack_faces(args.rack, args.rules), sort=args.sort, labels=labels)
     rules = preset(args.rules or DEFAULT_VARIANT)
     view = view_from_text(rules.preset, args.table, seats=[])
     if args.hand:
         hand = parse_faces(args.hand, rules.family)
-        return render_table_with_rack(view, hand, sort=args.sort, lang=args.lang)
-    return render_table(view, lang=args.lang)
+        return render_table_with_rack(view, hand, sort=args.sort, labels=labels)
+    return render_table(view, labels=labels)
 
 
 def run_render(args: argparse.Namespace) -> int:
