@@ -48,24 +48,20 @@ class MatchBook(LobbyBook[RunningMatch]):
                 match=RummyMatch(m.players, m.target, m.hands[:cut]),
                 game_ids=running.game_ids[:cut],
             )
-        if (
-            running is not None
-            and running.closed_at is None
-            and sorted(running.match.players) != sorted(players)
-        ):
-            running = replace(running, closed_at=meta.finished_at)
-            rows.append(KvRow(NS_MATCH, running.key, running.to_dict()))
-        if running is None or running.closed_at is not None:
-            number = running.number + 1 if running is not None else 1
+
+        def start(number: int) -> RunningMatch:
             target = result.details.get("match_target") or targets[len(players)]
-            running = RunningMatch(
-                guild,
-                channel,
-                number,
-                RummyMatch(players=tuple(players), target=int(target)),
-                (),
-                meta.finished_at,
-            )
+            match = RummyMatch(players=tuple(players), target=int(target))
+            return RunningMatch(guild, channel, number, match, (), meta.finished_at)
+
+        running = self.running(
+            (guild, channel),
+            players,
+            meta.finished_at,
+            rows,
+            start,
+            running,
+        )
         match = running.match
         if result.winner is None:
             match = match.add_draw()

@@ -8,8 +8,8 @@ keeps (as canonical JSON), so its keys are a contract.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -75,6 +75,12 @@ class _InLobby:
     guild_id: str
     channel_id: str
     number: int
+    closed_at: str | None
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Who plays the series (its own seat order)."""
+        raise NotImplementedError
 
     @property
     def key(self) -> str:
@@ -100,6 +106,10 @@ class RunningSitting(_InLobby):
     game_ids: tuple[str, ...] = ()
     started_at: str = ""
     closed_at: str | None = None
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.sitting.players
 
     def to_dict(self) -> dict[str, Any]:
         """The record, plus the totals and the settlement so far (for readers of the row)."""
@@ -127,6 +137,10 @@ class RunningMatch(_InLobby):
     started_at: str = ""
     closed_at: str | None = None
     result_game: str | None = None
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.match.players
 
     def to_dict(self) -> dict[str, Any]:
         """The record, plus the totals and the winner so far (for readers of the row)."""
@@ -265,6 +279,27 @@ class LobbyBook(Generic[R]):
         if self.latest is None:
             raise LeagueServiceError("league.not_open")
         return self.latest
+
+    def running(
+        self,
+        lobby: tuple[str, str],
+        players: Sequence[str],
+        at: str,
+        rows: list[KvRow],
+        start: Callable[[int], R],
+        current: R | None = None,
+    ) -> R:
+        """The lobby's series these players continue (``current``, by default the cached one):
+        one that other players sat down to is closed at ``at`` (its row goes to ``rows``), and
+        after a closed one (or none) ``start(number)`` makes the next."""
+        found = self.cache.get(lobby) if current is None else current
+        others = found is not None and sorted(found.players) != sorted(players)
+        if found is not None and found.closed_at is None and others:
+            found = replace(found, closed_at=at)
+            rows.append(KvRow(self.namespace, found.key, found.to_dict()))
+        if found is None or found.closed_at is not None:
+            return start(found.number + 1 if found is not None else 1)
+        return found
 
     def latest_of(self, guild: str, channel: str | None) -> R | None:
         """The lobby's latest series (running or over), or None."""

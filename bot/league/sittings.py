@@ -40,19 +40,15 @@ class SittingBook(LobbyBook[RunningSitting]):
         if not 2 <= len(players) <= 6:
             return []
         rows: list[KvRow] = []
-        running = self.cache.get((guild, channel))
-        if (
-            running is not None
-            and running.closed_at is None
-            and sorted(running.sitting.players) != sorted(players)
-        ):
-            running = replace(running, closed_at=meta.finished_at)
-            rows.append(KvRow(NS_SITTING, running.key, running.to_dict()))
-        if running is None or running.closed_at is not None:
-            number = running.number + 1 if running is not None else 1
-            running = RunningSitting(
+        running = self.running(
+            (guild, channel),
+            players,
+            meta.finished_at,
+            rows,
+            lambda number: RunningSitting(
                 guild, channel, number, Sitting(players=tuple(players)), (), meta.finished_at
-            )
+            ),
+        )
         sitting, game_ids = running.sitting, running.game_ids
         if meta.game_id in game_ids:  # the first try of this game's final write failed
             cut = game_ids.index(meta.game_id)
