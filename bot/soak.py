@@ -25,6 +25,7 @@ from typing import Any
 
 from engine.ai import LEVELS
 from engine.rules import preset as get_preset
+from engine.variants import DEFAULT_VARIANT
 
 from .service import ServiceConfig
 from .wiring import open_service
@@ -62,7 +63,7 @@ async def run_soak(
     *,
     games: int,
     concurrency: int,
-    preset: str = "rummikub",
+    preset: str = DEFAULT_VARIANT,
     seed: int = 1,
     players: int | None = None,
     level: str = "easy",

@@ -5,9 +5,9 @@ When one proposes a move the engine rejects, the service falls back on :class:`F
 a deliberately simple, always-legal player, clearly not meant to play well:
 
 - tile games: ``engine.autoplay.random_tile_turn`` (lay melds from the rack, lay off, then draw /
-  discard), checked on a copy of the state; if rejected, the plainest legal turn (without a
-  required discard, e.g. Rummikub: ``draw``; with one, e.g. Stein: ``draw; draw; discard X``
-  with pick from the discards when the pool is dry);
+  discard), checked on a copy of the state; if rejected, the plainest legal turn (Rummikub:
+  ``draw``; where the turn starts with the draws, Stein: ``draw; draw; discard X`` with pick
+  from the discards when the pool is dry);
 - card games: take a card and discard one (``draw; discard X``), checked on a copy.
 
 Every candidate is tried on a copy, so the fallback never hands the service an illegal move
@@ -68,7 +68,7 @@ def _tile_candidates(state: Any, seat: int) -> Iterator[str]:
     except Exception:  # autoplay is a helper; its bugs only cost us this candidate
         log.exception("autoplay failed")
     rules = state.rules
-    if not rules.discard_required:
+    if not rules.draw_first:
         yield "reset; draw"
         return
     rack = _faces(state, seat)

@@ -49,6 +49,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from engine.variants import DEFAULT_VARIANT
+
 from ..store import GameRecord, KvRow, PlayerRecord, Seat, StoreError
 from .clock import SystemClock
 from .computer import ComputerTurns
@@ -342,7 +344,7 @@ class GameService:
     async def create_game(
         self,
         host_id: str,
-        preset_name: str = "rummikub",
+        preset_name: str = DEFAULT_VARIANT,
         options: dict[str, Any] | None = None,
         *,
         guild_id: str | None = None,
