@@ -32,7 +32,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .card.scoring import card_penalty, romme_hand_penalty
 from .card.table import swap_position
@@ -388,12 +388,21 @@ SWAP_LIMIT = 4
 @dataclass(frozen=True, slots=True)
 class CardHint:
     """One accepted hint: the ``command`` to type (a whole message, tried on a copy of the game),
-    the cards ``left`` in hand after it, and the sentences (``text`` ends with ``": " + command``)."""
+    the cards ``left`` in hand after it, and its ``words`` as data: the params of the hint
+    event (catalogue key ``hint.card.*``, ``command`` among them; the sentence ends with
+    ``": " + command``)."""
 
     command: str
     left: int
-    text: str
-    text_de: str
+    words: dict[str, Any]
+
+
+Why = list[dict[str, Any]]
+"""A hint's reason as parts (``hint.card.why.*`` keys), worded one after the other."""
+
+
+def _hint(command: str, left: int, key: str, **params: Any) -> CardHint:
+    return CardHint(command, left, {"key": f"hint.card.{key}", **params, "command": command})
 
 
 def card_hint(game: CardGame, seat: int) -> CardHint:
@@ -416,7 +425,7 @@ def card_hint(game: CardGame, seat: int) -> CardHint:
         return _knock_hint(game, seat)
     if not t["drawn"]:
         return _draw_hint(game, seat)
-    options: list[tuple[int, int, int, list[str], str, str, int]] = []
+    options: list[tuple[int, int, int, list[str], Why, int]] = []
     history = t["history"]
     on_table = sum(len(m[0]) for m in history[0]["table"]) if history else 0
     on_table = on_table if history else sum(len(m.ids) for m in game.table)
@@ -434,36 +443,26 @@ def card_hint(game: CardGame, seat: int) -> CardHint:
             if after is not None:
                 starts.append(([*prefix, swap], after))
     for prefix, start in starts:
-        for commands, why, why_de in _plans(start, seat):
+        for commands, why in _plans(start, seat):
             text = "; ".join([*prefix, *commands])
             after = _accepted(game, seat, text)
             if after is None:
                 continue
             if prefix and prefix[0] == "reset":
-                why = "Take this turn's plays back first (reset). " + why
-                why_de = "Nimm zuerst die Züge dieser Runde zurück (reset). " + why_de
+                why = [{"key": "hint.card.why.reset"}, *why]
             left = after.faces(after.racks[seat])
             value = romme_hand_penalty(left)
             played = sum(len(m.ids) for m in after.table) - on_table
             size = len(prefix) + len(commands)
-            options.append((len(left), value, size, [text], why, why_de, played))
+            options.append((len(left), value, size, [text], why, played))
     if not options:  # not reached while the turn can always be ended by a discard
-        return CardHint(
-            "reset",
-            len(game.racks[seat]),
-            "Take this turn's plays back first: reset",
-            "Nimm zuerst die Züge dieser Runde zurück: reset",
-        )
-    left, _, _, (text,), why, why_de, played = min(options, key=lambda o: o[:3])
+        return _hint("reset", len(game.racks[seat]), "reset_first")
+    left, _, _, (text,), why, played = min(options, key=lambda o: o[:3])
     if played > 0:
-        cards, cards_de = ("card", "Karte") if played == 1 else ("cards", "Karten")
-        head = f"Best play, {played} {cards} from your hand this turn."
-        head_de = f"Bester Zug, {played} {cards_de} aus deiner Hand in diesem Zug."
+        head = {"key": "hint.card.head.played", "count": played}
     else:
-        head, head_de = "Nothing to meld or lay off.", "Nichts auszulegen oder anzulegen."
-    return CardHint(
-        text, left, f"{head} {why} Type: {text}", f"{head_de} {why_de} Eingeben: {text}"
-    )
+        head = {"key": "hint.card.head.nothing"}
+    return _hint(text, left, "play", head=head, why={"items": why, "sep": ""})
 
 
 def _accepted(game: CardGame, seat: int, text: str) -> CardGame | None:
@@ -503,45 +502,39 @@ def _plan(game: CardGame, seat: int) -> CardPlan | None:
     return best_card_plan(hand, table, spec, lay_off=False, minimum=minimum, **common)
 
 
-def _plans(game: CardGame, seat: int) -> list[tuple[list[str], str, str]]:
+def _plans(game: CardGame, seat: int) -> list[tuple[list[str], Why]]:
     """Candidate rests of the turn from this state: the plan and its discard, and the plain
-    discard (commands, reason, German reason)."""
+    discard (commands, reason)."""
     out = []
     plan = _plan(game, seat)
     hand = game.faces(game.racks[seat])
     if plan is not None:
         commands = plan.commands()
-        lead, lead_de = _opening_words(game, plan)
+        lead = _opening_words(game, plan)
         if not plan.left:
-            out.append((commands, lead + "You go out.", lead_de + "Du machst aus."))
+            out.append((commands, [*lead, {"key": "hint.card.why.go_out"}]))
         else:
-            card, why, why_de = _discard_choice(game, list(plan.left))
-            out.append(([*commands, f"discard {card}"], lead + why, lead_de + why_de))
+            card, why = _discard_choice(game, list(plan.left))
+            out.append(([*commands, f"discard {card}"], [*lead, why]))
     if hand:
-        card, why, why_de = _discard_choice(game, hand)
-        out.append(([f"discard {card}"], why, why_de))
+        card, why = _discard_choice(game, hand)
+        out.append(([f"discard {card}"], [why]))
     return out
 
 
-def _opening_words(game: CardGame, plan: CardPlan) -> tuple[str, str]:
+def _opening_words(game: CardGame, plan: CardPlan) -> Why:
     """What the plan means for Rommé's opening (RULES.md ``romme`` "Opening", "Hand-Rommé")."""
     t = game.turn
     if not game.rules.must_open or t["opened_at_start"] or not (plan.melds or plan.layoffs):
-        return "", ""
+        return []
     if len(plan.left) <= 1:
-        return (
-            "Hand-Rommé: all your cards in one turn, the others' penalties double. ",
-            "Hand-Rommé: alle Karten in einem Zug, die Strafpunkte der anderen verdoppeln sich. ",
-        )
+        return [{"key": "hint.card.why.hand_romme"}]
     value = plan.meld_value + (t["opening_value"] if t["melded"] else 0)
     minimum = game.rules.opening_minimum
-    return (
-        f"This opens with {value} points ({minimum} needed). ",
-        f"Damit legst du mit {value} Punkten heraus ({minimum} nötig). ",
-    )
+    return [{"key": "hint.card.why.opens", "value": value, "minimum": minimum}]
 
 
-def _discard_choice(game: CardGame, left: list[Face]) -> tuple[Face, str, str]:
+def _discard_choice(game: CardGame, left: list[Face]) -> tuple[Face, dict[str, Any]]:
     """The card to discard from ``left`` and why: never the card just picked (unless a second
     copy), never a joker while another card is left; the fewest partners (cards of the hand
     that could share a meld with it), then the highest penalty."""
@@ -556,17 +549,10 @@ def _discard_choice(game: CardGame, left: list[Face]) -> tuple[Face, str, str]:
     scored = sorted(set(choices), key=lambda c: (_partners(c, left, mode), -penalty(c), c))
     card = scored[0]
     if len(left) == 1:
-        return card, "Discard the last card and go out.", "Lege die letzte Karte ab und mach aus."
+        return card, {"key": "hint.card.why.last_card"}
     partners = _partners(card, left, mode)
-    value = penalty(card)
-    points = "point" if value == 1 else "points"
-    if partners == 0:
-        why = f"Discard {card} ({value} {points}): no other card of yours goes with it."
-        why_de = f"Lege {card} ab ({value} Punkte): keine andere Karte von dir passt dazu."
-    else:
-        why = f"Discard {card} ({value} {points}): it has the fewest partners in your hand."
-        why_de = f"Lege {card} ab ({value} Punkte): sie hat die wenigsten Partner in deiner Hand."
-    return card, why, why_de
+    key = "no_partner" if partners == 0 else "fewest_partners"
+    return card, {"key": f"hint.card.why.{key}", "card": str(card), "count": penalty(card)}
 
 
 def _partners(card: Face, hand: Sequence[Face], mode: str) -> int:
@@ -605,16 +591,14 @@ def _swaps(game: CardGame, seat: int) -> list[str]:
     return out
 
 
-def _colour_hint(
-    game: CardGame, seat: int
-) -> tuple[int, int, int, list[str], str, str, int] | None:
+def _colour_hint(game: CardGame, seat: int) -> tuple[int, int, int, list[str], Why, int] | None:
     """Variant f: ``done`` with 10 cards of one suit ends the game (the player scores 0)."""
     if not (game.rules.romme_variants and game.rules.variant_colour_romme):
         return None
     suits = Counter(f.suit for f in game.faces(game.racks[seat]) if not f.is_joker)
     if not suits or max(suits.values()) < 10 or _accepted(game, seat, "done") is None:
         return None
-    return (0, 0, 1, ["done"], "Colour Rommé ends the game.", "Farbenrommé beendet das Spiel.", 0)
+    return (0, 0, 1, ["done"], [{"key": "hint.card.why.colour"}], 0)
 
 
 def _knock_hint(game: CardGame, seat: int) -> CardHint:
@@ -625,15 +609,9 @@ def _knock_hint(game: CardGame, seat: int) -> CardHint:
     for meld in sorted(melds, key=lambda m: (-len(m), m)):
         text = f"meld {format_faces(meld)}"
         if _accepted(game, seat, text) is not None:
-            return CardHint(
-                text,
-                len(hand) - len(meld),
-                f"You knocked for {card}: meld it first: {text}",
-                f"Du hast um {card} geklopft: lege sie zuerst aus: {text}",
-            )
-    return CardHint(  # not reached: a knock is allowed only when the card makes a meld
-        "draw", len(hand), f"Meld {card} first: draw", f"Lege zuerst {card} aus: draw"
-    )
+            return _hint(text, len(hand) - len(meld), "knocked", card=str(card))
+    # not reached: a knock is allowed only when the card makes a meld
+    return _hint("draw", len(hand), "meld_first", card=str(card))
 
 
 def _draw_hint(game: CardGame, seat: int) -> CardHint:
@@ -641,12 +619,7 @@ def _draw_hint(game: CardGame, seat: int) -> CardHint:
     lets more cards be played this turn than the hand alone, else draw from the talon."""
     hand = game.faces(game.racks[seat])
     if _accepted(game, seat, "knock") is not None:
-        return CardHint(
-            "knock",
-            len(hand),
-            "Your hand counts 10 points or less: announce Rommé (variant e): knock",
-            "Deine Hand zählt höchstens 10 Punkte: sag Rommé an (Variante e): knock",
-        )
+        return _hint("knock", len(hand), "announce")
     draw_ok = _accepted(game, seat, "draw") is not None
     if game.discards:
         top = game.deck[game.discards[-1]]
@@ -657,28 +630,13 @@ def _draw_hint(game: CardGame, seat: int) -> CardHint:
             without = _plan(_drawn_without_card(game), seat)
             gain = (with_top.removed if with_top else 0) - (without.removed if without else 0)
             if gain > 0 or not draw_ok:
-                why = f"{top} lets you play {gain} more card{'s' if gain != 1 else ''}"
-                why_de = f"mit {top} kannst du {gain} Karte{'n' if gain != 1 else ''} mehr legen"
+                why: dict[str, Any] = {"key": "hint.card.pick.gain", "top": str(top), "count": gain}
                 if gain <= 0:
-                    why, why_de = "the talon is empty", "der Talon ist leer"
-                return CardHint(
-                    pick,
-                    len(hand) + 1,
-                    f"Take the top discard, {why}: {pick}",
-                    f"Nimm die oberste abgelegte Karte, {why_de}: {pick}",
-                )
+                    why = {"key": "hint.card.pick.talon_empty"}
+                return _hint(pick, len(hand) + 1, "pick", why=why)
     if not game.discards or draw_ok:
-        return CardHint(
-            "draw",
-            len(hand) + 1,
-            "Draw first, from the talon (the top discard does not help you): draw"
-            if game.discards
-            else "Draw first, from the talon: draw",
-            "Nimm zuerst vom Talon auf (die oberste abgelegte Karte hilft dir nicht): draw"
-            if game.discards
-            else "Nimm zuerst vom Talon auf: draw",
-        )
-    return CardHint("draw", len(hand), "Draw first: draw", "Nimm zuerst auf: draw")
+        return _hint("draw", len(hand) + 1, "draw.no_help" if game.discards else "draw.talon")
+    return _hint("draw", len(hand), "draw")
 
 
 def _drawn_without_card(game: CardGame) -> CardGame:

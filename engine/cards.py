@@ -63,6 +63,7 @@ from .game import (
     PublicView,
     Result,
     SeatView,
+    last_event_text,
     optional_record,
     records,
     state,
@@ -342,12 +343,27 @@ class CardGame(PieceGame):
         """May a hand be emptied without a final discard? Rummy yes; Rommé only variant g."""
         return not self.rules.final_discard or self.rules.variant_end_without_discard
 
-    def event(self, kind: str, seat: int | None, en: str, de: str, **kw: Any) -> Event:
-        """A public event (it becomes ``last_event``) or, with ``private=True``, one for
-        ``seat`` only."""
-        if not kw.get("private"):
-            self.last_event = en
-        return Event(kind, seat, en, de, **kw)
+    def event(
+        self,
+        kind: str,
+        seat: int | None,
+        *,
+        wording: str | None = "",
+        private: bool = False,
+        pieces: tuple[str, ...] = (),
+        noted: bool = True,
+        **params: Any,
+    ) -> Event:
+        """An event as data: its wording is the catalogue's ``event.card.<wording or kind>``
+        (card wording; ``wording=None``: the params bring their own ``key``). A public event is the saved
+        ``last_event`` (in English) unless ``noted=False`` (undo, reset, the next mover);
+        ``private=True`` is for ``seat`` only."""
+        if wording is not None:
+            params = {"key": f"event.card.{wording or kind}", **params}
+        ev = Event(kind, seat, params, private, pieces)
+        if noted and not private:
+            self.last_event = last_event_text(ev, self.players)
+        return ev
 
     def name(self, seat: int) -> str:
         return self.players[seat]

@@ -56,16 +56,11 @@ class Reading:
         return [self.stands_for[i] for i in self.joker_positions()]
 
 
-def _where(meld_no: int | None) -> tuple[str, str]:
-    if meld_no is None:
-        return "", ""
-    return f"Meld {meld_no} ", f"Kombination {meld_no} "
-
-
 def _error(code: str, faces: Sequence[Face], meld_no: int | None, **params) -> RummyError:
-    where, where_de = _where(meld_no)
+    """A ``meld.*`` error; ``where`` names the meld number as data (``why.meld_where``)."""
+    where = "" if meld_no is None else {"key": "why.meld_where", "meld": meld_no}
     shown = f"({format_faces(faces)})" if meld_no is not None else format_faces(faces)
-    return RummyError(code, where=where, where_de=where_de, pieces=shown, **params)
+    return RummyError(code, where=where, pieces=shown, **params)
 
 
 # ---------------------------------------------------------------------- run geometry
@@ -325,9 +320,18 @@ def meaning_at(reading: Reading, k: int) -> Meaning:
     return ("run", reading.stands_for[k])
 
 
+def meaning_words(meaning: Meaning) -> str | dict[str, object]:
+    """A meaning as an error param: ``R5``, or the data of "a 5 of a missing colour"
+    (``why.meaning.group``)."""
+    kind, what = meaning
+    if kind == "run":
+        return str(what)
+    return {"key": "why.meaning.group", "value": what}
+
+
 def describe_meaning(meaning: Meaning, lang: str = "en") -> str:
-    """A meaning in words: ``R5``, or ``a 5 of a missing colour`` / ``eine 5 einer fehlenden
-    Farbe``."""
+    """TRANSITIONAL (until engine/tile/jokers.py uses :func:`meaning_words`): a meaning in
+    words, ``R5`` or ``a 5 of a missing colour`` / ``eine 5 einer fehlenden Farbe``."""
     kind, what = meaning
     if kind == "run":
         return str(what)

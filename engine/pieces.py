@@ -22,22 +22,20 @@ JOKER_SUIT = -1
 
 # Tiles: colour letters in display order; aliases accepted on input (DESIGN.md).
 TILE_COLOURS = ("B", "R", "Y", "K")
-TILE_COLOUR_NAMES = ("blue", "red", "yellow", "black")
-TILE_COLOUR_NAMES_DE = ("blau", "rot", "gelb", "schwarz")
 TILE_ALIASES = {"B": 0, "R": 1, "Y": 2, "G": 2, "K": 3, "S": 3}
 
 # Cards: suits in display order, letters and symbols.
 CARD_SUITS = ("S", "H", "D", "C")
 CARD_SYMBOLS = ("♠", "♥", "♦", "♣")
-CARD_SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 CARD_ALIASES = {"S": 0, "H": 1, "D": 2, "C": 3, "♠": 0, "♥": 1, "♦": 2, "♣": 3}
 CARD_ALIASES.update({"♤": 0, "♡": 1, "♢": 2, "♧": 3})
 CARD_RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13, "T": 10}
 CARD_RANK_TEXT = {1: "A", 11: "J", 12: "Q", 13: "K"}
 
 
-def _bad(token: str, why: str, why_de: str) -> RummyError:
-    return RummyError("parse.piece", token=token, why=why, why_de=why_de)
+def _bad(token: str, why: str) -> RummyError:
+    """``parse.piece`` with its reason as data (catalogue key ``why.piece.<why>``)."""
+    return RummyError("parse.piece", token=token, why={"key": f"why.piece.{why}"})
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -75,20 +73,12 @@ class Tile(Face):
             return cls.joker()
         letter, digits = upper[0], upper[1:]
         if letter not in TILE_ALIASES:
-            raise _bad(
-                token,
-                "colour must be B, R, Y (or G), K (or S), or J for a joker",
-                "Farbe muss B, R, Y (oder G), K (oder S) sein, oder J für Joker",
-            )
+            raise _bad(token, "tile_colour")
         if not digits.isdigit():
-            raise _bad(
-                token,
-                "a colour letter must be followed by a value 1-13",
-                "nach dem Farbbuchstaben muss ein Wert 1-13 folgen",
-            )
+            raise _bad(token, "tile_value_follows")
         value = int(digits)
         if not 1 <= value <= 13:
-            raise _bad(token, "value must be 1-13", "Wert muss 1-13 sein")
+            raise _bad(token, "tile_value")
         return cls(TILE_ALIASES[letter], value)
 
     def __str__(self) -> str:
@@ -112,21 +102,13 @@ class Card(Face):
         suit_text = upper[-1]
         rank_text = upper[:-1]
         if suit_text not in CARD_ALIASES:
-            raise _bad(
-                token,
-                "a card ends with its suit S, H, D, C (or ♠ ♥ ♦ ♣)",
-                "eine Karte endet mit ihrer Farbe S, H, D, C (oder ♠ ♥ ♦ ♣)",
-            )
+            raise _bad(token, "card_suit")
         if rank_text in CARD_RANKS:
             rank = CARD_RANKS[rank_text]
         elif rank_text.isdigit() and 2 <= int(rank_text) <= 10:
             rank = int(rank_text)
         else:
-            raise _bad(
-                token,
-                "rank must be A, 2-10 (or T), J, Q or K",
-                "Wert muss A, 2-10 (oder T), J, Q oder K sein",
-            )
+            raise _bad(token, "card_rank")
         return cls(CARD_ALIASES[suit_text], rank)
 
     def __str__(self) -> str:

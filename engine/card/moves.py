@@ -99,23 +99,14 @@ def draw(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Ev
     ids, events = take_talon(g, seat, g.draw_count)
     g.turn.update(drawn=True, from_talon=True, history=[])
     shown = g.faces(ids)
-    n = len(ids)
+    events.append(g.event("draw", seat, count=len(ids)))
     events.append(
         g.event(
-            "draw",
-            seat,
-            f"{g.name(seat)} draws {n} card{'s' if n > 1 else ''} from the talon.",
-            f"{g.name(seat)} zieht {n} Karte{'n' if n > 1 else ''} vom Talon.",
-        )
-    )
-    events.append(
-        Event(
             "drawn",
             seat,
-            f"You draw {format_faces(shown)}.",
-            f"Du ziehst {format_faces(shown)}.",
             private=True,
             pieces=tuple(str(f) for f in shown),
+            cards=format_faces(shown),
         )
     )
     return events
@@ -135,32 +126,15 @@ def pick(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Ev
     g.racks[seat].append(top)
     g.turn.update(drawn=True, picked=top, history=[])
     card = str(g.deck[top])
-    events = [
-        g.event(
-            "pick",
-            seat,
-            f"{g.name(seat)} takes {card} from the discard pile.",
-            f"{g.name(seat)} nimmt {card} vom Abwurfstapel.",
-            pieces=(card,),
-        )
-    ]
+    events = [g.event("pick", seat, pieces=(card,), card=card)]
     if g.draw_count == 2:  # variant j: two talon cards even when taking the discard
         if not g.pool and not may_reshuffle(g):
             return events
         ids, more = take_talon(g, seat, 2)
         shown = format_faces(g.faces(ids))
         events += more
-        events.append(
-            g.event(
-                "draw",
-                seat,
-                f"{g.name(seat)} also draws {len(ids)} from the talon.",
-                f"{g.name(seat)} zieht dazu {len(ids)} vom Talon.",
-            )
-        )
-        events.append(
-            Event("drawn", seat, f"You draw {shown}.", f"Du ziehst {shown}.", private=True)
-        )
+        events.append(g.event("draw", seat, wording="draw_also", count=len(ids)))
+        events.append(g.event("drawn", seat, private=True, cards=shown))
     return events
 
 
@@ -215,27 +189,13 @@ def meld(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Ev
     shown = " | ".join(format_faces(g.faces(m.ids)) for m, _ in new)
     first = len(g.table) - len(new) + 1
     numbers = ", ".join(str(n) for n in range(first, len(g.table) + 1))
-    events = [
-        g.event(
-            "meld",
-            seat,
-            f"{g.name(seat)} melds {shown} (meld {numbers}).",
-            f"{g.name(seat)} legt {shown} aus (Kombination {numbers}).",
-            pieces=tuple(str(f) for m, _ in new for f in g.faces(m.ids)),
-        )
-    ]
+    pieces = tuple(str(f) for m, _ in new for f in g.faces(m.ids))
+    events = [g.event("meld", seat, pieces=pieces, melds=shown, numbers=numbers)]
     if knocked:
         g.racks[seat].extend(knocked["hidden"])
         g.knocks[seat] = None
         g.turn["knock_due"] = False
-        events.append(
-            g.event(
-                "knock_done",
-                seat,
-                f"{g.name(seat)} takes the two knocking cards into the hand.",
-                f"{g.name(seat)} nimmt die zwei Klopfkarten auf die Hand.",
-            )
-        )
+        events.append(g.event("knock_done", seat))
     return events
 
 
@@ -274,15 +234,8 @@ def add(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Eve
     for i in ids:
         g.racks[seat].remove(i)
     target.ids = new_ids
-    return [
-        g.event(
-            "add",
-            seat,
-            f"{g.name(seat)} lays {format_faces(c.pieces)} off on meld {c.meld}.",
-            f"{g.name(seat)} legt {format_faces(c.pieces)} an Kombination {c.meld} an.",
-            pieces=tuple(str(f) for f in c.pieces),
-        )
-    ]
+    pieces = tuple(str(f) for f in c.pieces)
+    return [g.event("add", seat, pieces=pieces, cards=format_faces(c.pieces), meld=c.meld)]
 
 
 def swap(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Event]:
@@ -315,15 +268,7 @@ def swap(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Ev
     target.declared.pop(pos, None)
     g.racks[seat].remove(card_id)
     g.racks[seat].append(joker_id)
-    return [
-        g.event(
-            "swap",
-            seat,
-            f"{g.name(seat)} puts {card} into meld {c.meld} and takes its joker.",
-            f"{g.name(seat)} legt {card} in Kombination {c.meld} und nimmt den Joker.",
-            pieces=(str(card),),
-        )
-    ]
+    return [g.event("swap", seat, pieces=(str(card),), card=str(card), meld=c.meld)]
 
 
 # ---------------------------------------------------------------------- help, undo, reset
@@ -338,7 +283,7 @@ def hint(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Ev
     if not g.rules.help_allowed:
         raise RummyError("help.not_allowed")
     found = card_hint(g, seat)
-    return [Event("hint", seat, found.text, found.text_de, private=True)]
+    return [g.event("hint", seat, wording=None, private=True, **found.words)]
 
 
 def undo(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Event]:
@@ -346,14 +291,7 @@ def undo(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Ev
     if not history:
         raise RummyError("turn.nothing_to_undo")
     restore(g, seat, history.pop())
-    return [  # the table shows the change; last_event stays as before the play
-        Event(
-            "undo",
-            seat,
-            f"{g.name(seat)} takes a play back.",
-            f"{g.name(seat)} nimmt einen Zug zurück.",
-        )
-    ]
+    return [g.event("undo", seat, noted=False)]  # last_event stays as before the play
 
 
 def reset(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Event]:
@@ -362,14 +300,7 @@ def reset(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[E
         raise RummyError("turn.nothing_to_undo")
     restore(g, seat, history[0])
     g.turn["history"] = []
-    return [  # as undo: the game is as before the turn's first table play
-        Event(
-            "reset",
-            seat,
-            f"{g.name(seat)} takes this turn's plays back.",
-            f"{g.name(seat)} nimmt die Züge dieser Runde zurück.",
-        )
-    ]
+    return [g.event("reset", seat, noted=False)]  # as undo: as before the turn's first play
 
 
 # ---------------------------------------------------------------------- ending a turn
@@ -397,15 +328,7 @@ def discard(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list
         return go_out(g, seat, discarded=card)
     if g.turn["melded"] or g.turn["table_used"]:
         g.opened[seat] = True
-    events = [
-        g.event(
-            "discard",
-            seat,
-            f"{g.name(seat)} discards {card}.",
-            f"{g.name(seat)} legt {card} ab.",
-            pieces=(str(card),),
-        )
-    ]
+    events = [g.event("discard", seat, pieces=(str(card),), card=str(card))]
     return events + next_turn(g)
 
 
@@ -418,18 +341,16 @@ def go_out(g: CardGame, seat: int, discarded: Face | None) -> list[Event]:
     check_turn_end(g, seat, True)
     special = not g.turn["opened_at_start"]
     g.opened[seat] = True
-    name = g.name(seat)
+    player = {"seat": seat}
     if g.rules.scoring == "penalty":
-        word = "Hand-Rommé" if special else "Rommé"
-        en, de = f"{name}: {word}!", f"{name}: {word}!"
+        word = "hand_romme" if special else "romme"
     else:
-        word = " - going rummy" if special else ""
-        en = f"{name} goes out{word}!"
-        de = f"{name} macht aus{' - Rummy' if special else ''}!"
+        word = "going_rummy" if special else "rummy"
+    last: str | dict[str, object] = ""
     if discarded is not None:
-        en = f"{name} discards the last card {discarded}. " + en
-        de = f"{name} legt die letzte Karte {discarded} ab. " + de
-    events = [g.event("out", seat, en, de)]
+        last = {"key": "event.card.out_last", "player": player, "card": str(discarded)}
+    result = {"key": f"event.card.out.{word}", "player": player}
+    events = [g.event("out", seat, last=last, result=result)]
     return events + finish(g, "out", seat, special=special)
 
 

@@ -99,14 +99,7 @@ def reshuffle(g: CardGame) -> list[Event]:
     g.pool = moved
     g.shuffles += 1
     g.reshuffles += 1
-    return [
-        g.event(
-            "reshuffle",
-            None,
-            f"The talon is empty: {len(moved)} discards are shuffled into a new talon.",
-            f"Der Talon ist leer: {len(moved)} abgelegte Karten werden zum neuen Talon gemischt.",
-        )
-    ]
+    return [g.event("reshuffle", None, count=len(moved))]
 
 
 def take_talon(g: CardGame, seat: int, count: int) -> tuple[list[int], list[Event]]:
@@ -157,8 +150,7 @@ def next_turn(g: CardGame) -> list[Event]:
     if g.status == "playing" and nobody_can_go_out(g):
         events += finish(g, "stalemate", None)
     if g.status == "playing":
-        name = g.name(g.current)
-        events.append(Event("turn", g.current, f"{name} to move.", f"{name} ist am Zug."))
+        events.append(g.event("turn", g.current, noted=False))
     return events
 
 
@@ -235,25 +227,6 @@ def _outside_meld_exists(g: CardGame, outside: list[int], real: list[Face]) -> b
 
 # ---------------------------------------------------------------------- the end
 
-_END_TEXTS = {
-    "out": ("The game is over.", "Das Spiel ist beendet."),
-    "colour": ("The game is over (colour Rommé).", "Das Spiel ist beendet (Farbenrommé)."),
-    "announced": (
-        "The round after the announcement is over.",
-        "Die Runde nach der Ansage ist vorbei.",
-    ),
-    "draw": (
-        "The talon is exhausted: the hand is a draw and nobody scores.",
-        "Der Talon ist aufgebraucht: unentschieden, niemand bekommt Punkte.",
-    ),
-    "stalemate": (
-        "Nobody can go out any more: the hand is a draw and nobody scores.",
-        "Niemand kann mehr ausmachen: unentschieden, niemand bekommt Punkte.",
-    ),
-    "ended": ("The game was ended.", "Das Spiel wurde beendet."),
-    "abandoned": ("The game was abandoned.", "Das Spiel wurde aufgegeben."),
-}
-
 
 def finish(g: CardGame, reason: str, winner: int | None, *, special: bool = False) -> list[Event]:
     """Score the single game (:func:`~engine.card.scoring.score_game`). Cards of a pending knock
@@ -275,6 +248,15 @@ def finish(g: CardGame, reason: str, winner: int | None, *, special: bool = Fals
         left=[[str(f) for f in sorted(faces, key=sort_key)] for faces in lefts],
         details=details,
     )
-    en, de = _END_TEXTS[reason]
-    scores = ", ".join(f"{g.name(s)} {p}" for s, p in enumerate(points))
-    return [g.event("end", winner, f"{en} {scores}", f"{de} {scores}")]
+    scores = [
+        {"key": "event.card.score", "player": {"seat": s}, "points": p}
+        for s, p in enumerate(points)
+    ]
+    return [
+        g.event(
+            "end",
+            winner,
+            reason={"key": f"event.card.end.{reason}"},
+            scores={"items": scores, "sep": ", "},
+        )
+    ]

@@ -108,14 +108,8 @@ def knock(g: CardGame, seat: int) -> list[Event]:
     g.top_by = None
     shown = format_faces(g.faces(hidden))
     return [
-        g.event(
-            "knock",
-            seat,
-            f"{g.name(seat)} knocks and takes {card}, with two talon cards face down.",
-            f"{g.name(seat)} klopft und nimmt {card}, dazu zwei Talonkarten verdeckt.",
-            pieces=(card,),
-        ),
-        Event("knock_cards", seat, f"Face down: {shown}.", f"Verdeckt: {shown}.", private=True),
+        g.event("knock", seat, pieces=(card,), card=card),
+        g.event("knock_cards", seat, private=True, cards=shown),
     ]
 
 
@@ -145,15 +139,7 @@ def announce(g: CardGame, seat: int) -> list[Event]:
     if value > 10:
         raise RummyError("cards.announce_high", value=value)
     g.announcer = seat
-    events = [
-        g.event(
-            "announce",
-            seat,
-            f"{g.name(seat)} announces Rommé with {value} points: one more round.",
-            f"{g.name(seat)} sagt Rommé mit {value} Punkten an: noch eine Runde.",
-        )
-    ]
-    return events + next_turn(g)
+    return [g.event("announce", seat, value=value), *next_turn(g)]
 
 
 # ---------------------------------------------------------------------- f) colour Rommé
@@ -172,12 +158,4 @@ def colour_romme(g: CardGame, seat: int) -> list[Event] | None:
     if longest < 10:
         raise RummyError("cards.colour_short", count=longest)
     check_turn_end(g, seat, False)
-    events = [
-        g.event(
-            "colour",
-            seat,
-            f"{g.name(seat)}: colour Rommé with {longest} cards of one suit!",
-            f"{g.name(seat)}: Farbenrommé mit {longest} Karten einer Farbe!",
-        )
-    ]
-    return events + finish(g, "colour", seat)
+    return [g.event("colour", seat, count=longest), *finish(g, "colour", seat)]

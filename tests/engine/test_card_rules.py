@@ -18,6 +18,7 @@ from engine.cards import CardGame, card_reading, has_jokers
 from engine.errors import RummyError
 from engine.game import new_game
 from engine.rules import ROMME, RUMMY
+from i18n import event_text
 from rummy_tools.cards_cli import card_turn, card_validate
 
 POOL = "2C 3C 4C 5C 6C 7C"
@@ -298,9 +299,10 @@ def hint(g: CardGame) -> tuple[str, str, str]:
     """The hint event's command (after its last ": "), English and German text."""
     (event,) = g.apply(g.current, "hint")
     assert event.kind == "hint" and event.private
-    command = event.text.rsplit(": ", 1)[-1]
-    assert event.text_de.rsplit(": ", 1)[-1] == command
-    return command, event.text, event.text_de
+    text, text_de = event_text(event, "en", g.players), event_text(event, "de", g.players)
+    command = text.rsplit(": ", 1)[-1]
+    assert text_de.rsplit(": ", 1)[-1] == command == event.params["command"]
+    return command, text, text_de
 
 
 def test_hint_before_drawing_says_draw_or_pick():
@@ -463,7 +465,7 @@ def test_every_hint_typed_back_is_accepted(name, seed, players, stray):
         before = g.to_json()
         (event,) = g.apply(seat, "hint")
         assert g.to_json() == before
-        command = event.text.rsplit(": ", 1)[-1]
+        command = event_text(event, "en", g.players).rsplit(": ", 1)[-1]
         assert card_hint(g, seat).command == command
         if not g.turn["drawn"] and not g.turn["knock_due"]:
             assert command in ("draw", "knock") or command.startswith("pick ")

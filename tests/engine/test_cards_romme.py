@@ -13,6 +13,7 @@ from engine.errors import RummyError
 from engine.game import load_game, new_game
 from engine.pieces import Card, parse_faces
 from engine.rules import ROMME
+from i18n import event_text
 from rummy_tools.cards_cli import card_score, card_turn, card_validate
 
 POOL = "2C 3C 4C 5C 6C 7C"
@@ -227,7 +228,7 @@ def test_going_out_discards_the_last_card():
     assert g.status == "finished" and g.result.reason == "out" and g.result.winner == 0
     assert g.result.points == [0, 10 + 10 + 11 + 20]
     assert g.result.details["hand_romme"] is False
-    assert any("Rommé" in e.text for e in events)
+    assert any("Rommé" in event_text(e, "en", g.players) for e in events)
     rejects(g, "draw", "game.over")
 
 
