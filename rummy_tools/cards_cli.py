@@ -25,6 +25,7 @@ from engine.cards import (
     rummy_points,
 )
 from engine.errors import RummyError
+from engine.hints import hint_command
 from engine.pieces import Face
 from engine.rules import RuleSet
 from engine.settlement import SettlementError, settle
@@ -89,7 +90,7 @@ def card_turn(
     }
     if hint is not None and commands[-1].verb == "hint":
         out["hint"] = event_text(hint, lang)
-        out["command"] = hint.text.rsplit(": ", 1)[-1]
+        out["command"] = hint_command(hint)
     return out
 
 
