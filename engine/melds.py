@@ -327,14 +327,3 @@ def meaning_words(meaning: Meaning) -> str | dict[str, object]:
     if kind == "run":
         return str(what)
     return {"key": "why.meaning.group", "value": what}
-
-
-def describe_meaning(meaning: Meaning, lang: str = "en") -> str:
-    """TRANSITIONAL (until engine/tile/jokers.py uses :func:`meaning_words`): a meaning in
-    words, ``R5`` or ``a 5 of a missing colour`` / ``eine 5 einer fehlenden Farbe``."""
-    kind, what = meaning
-    if kind == "run":
-        return str(what)
-    if lang.startswith("de"):
-        return f"eine {what} einer fehlenden Farbe"
-    return f"a {what} of a missing colour"

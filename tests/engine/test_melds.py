@@ -78,7 +78,9 @@ def test_gap_filled_by_joker():
 
 
 def test_a_meld_is_read_as_it_lies():
-    from engine.melds import describe_meaning, meaning_at, positional_reading
+    from engine.melds import meaning_at, positional_reading
+
+    from .test_melds_mutants import said
 
     r = positional_reading(parse_faces("R4 R5 J"), LINEAR)
     assert r.faces == tuple(parse_faces("R4 R5 J"))
@@ -89,7 +91,7 @@ def test_a_meld_is_read_as_it_lies():
     assert positional_reading(parse_faces("R13 R1 J"), LINEAR) is None
     g = positional_reading(parse_faces("J B5 R5"), LINEAR)
     assert g.kind == "group" and meaning_at(g, 2) == ("group", 5)
-    assert describe_meaning(("group", 5)) == "a 5 of a missing colour"
-    assert describe_meaning(("group", 5), "de") == "eine 5 einer fehlenden Farbe"
-    assert describe_meaning(meaning_at(r, 2), "de") == "R6"
+    assert said(("group", 5)) == "a 5 of a missing colour"
+    assert said(("group", 5), "de") == "eine 5 einer fehlenden Farbe"
+    assert said(meaning_at(r, 2), "de") == "R6"
     assert joker_meanings(parse_faces("R4 J R5"), LINEAR) == set()  # not valid as it lies

@@ -10,15 +10,16 @@ import pytest
 from engine.errors import RummyError
 from engine.melds import (
     analyse,
-    describe_meaning,
     is_valid,
     joker_meanings,
     meaning_at,
+    meaning_words,
     positional_reading,
     readings,
 )
 from engine.pieces import Tile, format_faces, parse_faces
 from engine.rules import ROMME, RUMMIKUB, RUMMY, STEIN
+from i18n import t
 
 LINEAR = RUMMIKUB.meld_spec
 WRAP = STEIN.meld_spec
@@ -268,15 +269,23 @@ def test_a_joker_stands_for_what_its_place_says():
     assert joker_meanings(tiles("R5 R7 J"), LINEAR) == set()
 
 
+def said(meaning, lang="en"):
+    """A joker's meaning as a player reads it (its data worded by i18n)."""
+    words = meaning_words(meaning)
+    if isinstance(words, str):
+        return words
+    return t(words["key"], lang, **{k: v for k, v in words.items() if k != "key"})
+
+
 def test_a_jokers_meaning_in_words():
     group = analyse(tiles("R5 B5 J"), LINEAR)
     assert meaning_at(group, 2) == ("group", 5)
-    assert describe_meaning(meaning_at(group, 2)) == "a 5 of a missing colour"
-    assert describe_meaning(meaning_at(group, 2), "de") == "eine 5 einer fehlenden Farbe"
+    assert said(meaning_at(group, 2)) == "a 5 of a missing colour"
+    assert said(meaning_at(group, 2), "de") == "eine 5 einer fehlenden Farbe"
     run = analyse(tiles("R4 R5 J"), LINEAR)
     assert meaning_at(run, 2) == ("run", tiles("R6")[0])
-    assert describe_meaning(meaning_at(run, 2)) == "R6"
-    assert describe_meaning(meaning_at(run, 2), "de") == "R6"
+    assert said(meaning_at(run, 2)) == "R6"
+    assert said(meaning_at(run, 2), "de") == "R6"
 
 
 def test_groups_and_runs_need_one_colour_or_one_value():
