@@ -36,7 +36,8 @@ from bot.league.records import (
     iso,
     number_key,
 )
-from bot.store import KvRow, Store
+from bot.league.repository import LeagueStore
+from bot.store import KvRow
 
 
 def season_row(season: Season) -> KvRow:
@@ -51,7 +52,7 @@ def season_row(season: Season) -> KvRow:
 class LadderBook:
     """Results, seasons and voids of every guild, over ``store``; ``clock`` gives POSIX seconds."""
 
-    def __init__(self, store: Store, clock: Callable[[], float]) -> None:
+    def __init__(self, store: LeagueStore, clock: Callable[[], float]) -> None:
         self.store = store
         self.clock = clock
         self.seasons_by: dict[tuple[str, str], list[Season]] | None = None

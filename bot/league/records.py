@@ -11,14 +11,17 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from bot.league.errors import LeagueServiceError
 from bot.league.ladder import StandingRow
 from bot.league.presets import RummyMatch, Sitting
 from bot.league.tournament import Tournament
-from bot.store import GameRecord, KvRow, Store
+from bot.store import GameRecord, KvRow
 from engine.codec import from_data, to_data
+
+if TYPE_CHECKING:  # the port names these records: imported for annotations only
+    from bot.league.repository import LeagueStore
 
 NS_RESULT = "ladder_result"
 NS_SEASON = "season"
@@ -259,7 +262,7 @@ class LobbyBook(Generic[R]):
     namespace: ClassVar[str]
     record: ClassVar[type[Any]]
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: LeagueStore) -> None:
         self.store = store
         self.latest: dict[tuple[str, str], R] | None = None
 

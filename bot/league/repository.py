@@ -10,10 +10,11 @@ with another implementation. The rows are the contract: ``tournament`` (key
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from bot.league.records import NS_TOURNAMENT, NS_TOURNAMENT_GAME, TournamentGame, TournamentInfo
-from bot.store import GameRecord, KvRow, ResultRow, Store
+from bot.store import GameRecord, KvRow, ResultRow
 
 
 class TournamentRepository(Protocol):
@@ -56,10 +57,21 @@ class FinishedGames(Protocol):
     async def results(self, game_id: str) -> list[ResultRow]: ...
 
 
+class LeagueStore(FinishedGames, Protocol):
+    """The store as the league uses it: its key/value rows and the finished games
+    (:class:`bot.store.Store` provides it; another store must too)."""
+
+    async def kv_get(self, namespace: str, key: str) -> Any | None: ...
+
+    async def kv_put(self, rows: Sequence[KvRow]) -> None: ...
+
+    async def kv_items(self, namespace: str) -> list[KvRow]: ...
+
+
 class KvTournamentRepository:
     """:class:`TournamentRepository` over a :class:`~bot.store.Store`'s key/value rows."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: LeagueStore) -> None:
         self.store = store
 
     async def load(self, guild: str, tournament_id: str) -> TournamentInfo | None:

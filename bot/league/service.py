@@ -75,10 +75,10 @@ from bot.league.book import LadderBook, season_row
 from bot.league.matches import MatchBook
 from bot.league.presets import GameMeta
 from bot.league.records import NO_CHANNEL, NS_RESULT, HookRows, TournamentInfo, iso, rules_field
-from bot.league.repository import KvTournamentRepository, TournamentRepository
+from bot.league.repository import KvTournamentRepository, LeagueStore, TournamentRepository
 from bot.league.sittings import SittingBook
 from bot.league.tournaments import TournamentDesk
-from bot.store import GameRecord, KvRow, Store
+from bot.store import GameRecord, KvRow
 from engine.game import Result
 
 # TournamentInfo, NS_RESULT and iso were imported from here by bot/discord/league.py (kept for it).
@@ -86,7 +86,8 @@ __all__ = ["NS_RESULT", "League", "TournamentInfo", "iso"]
 
 
 class League:
-    """Ladder, seasons, voids, sittings, matches and tournaments over a :class:`Store`.
+    """Ladder, seasons, voids, sittings, matches and tournaments over a store (a
+    :class:`~bot.league.repository.LeagueStore`, e.g. :class:`~bot.store.Store`).
 
     The parts: :attr:`book` (:class:`~bot.league.book.LadderBook`: results, seasons, voids,
     ladders), :attr:`sitting_book` (Rommé sittings), :attr:`match_book` (Rummy matches) and
@@ -102,7 +103,7 @@ class League:
 
     def __init__(
         self,
-        store: Store,
+        store: LeagueStore,
         *,
         default_guild: str | None = None,
         count_bots: bool = True,

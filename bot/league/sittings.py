@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from bot.league.presets import GameMeta, Sitting
 from bot.league.records import NS_SITTING, LobbyBook, RunningSitting, iso
-from bot.store import KvRow, Store
+from bot.league.repository import LeagueStore
+from bot.store import KvRow
 from engine.game import Result
 
 
@@ -22,7 +23,7 @@ class SittingBook(LobbyBook[RunningSitting]):
     namespace = NS_SITTING
     record = RunningSitting
 
-    def __init__(self, store: Store, clock: Callable[[], float]) -> None:
+    def __init__(self, store: LeagueStore, clock: Callable[[], float]) -> None:
         super().__init__(store)
         self.clock = clock
 

@@ -4,6 +4,7 @@ presets, the tournament repository port, and the records' stored dicts."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ from bot.league import (
 from bot.league.kinds import laddered, ranked_presets
 from bot.league.presets import GameMeta
 from bot.league.records import RunningMatch, RunningSitting
-from bot.store import GameRecord, Seat, SqliteStore
+from bot.league.repository import FinishedGames, LeagueStore
+from bot.store import GameRecord, Seat, SqliteStore, Store
 from bot.store.records import dumps as store_dumps
 from engine.codec import canonical_json
 from engine.game import Result
@@ -33,6 +35,16 @@ from engine.variants import Ladder, Variant, register, unregister, variant, vari
 
 T0 = 1_700_000_000.0
 META = GameMeta("g1", "guild", 1, "2024-01-01T00:00:00+00:00")
+
+
+def test_the_store_is_a_league_store():
+    """The store provides every call of the league's store port, with the same parameters."""
+    calls = [n for n, v in vars(LeagueStore).items() if inspect.iscoroutinefunction(v)]
+    calls += [n for n, v in vars(FinishedGames).items() if inspect.iscoroutinefunction(v)]
+    assert sorted(calls) == ["kv_get", "kv_items", "kv_put", "load_game", "results"]
+    for name in calls:
+        wanted = list(inspect.signature(getattr(LeagueStore, name)).parameters)
+        assert list(inspect.signature(getattr(Store, name)).parameters)[: len(wanted)] == wanted
 
 
 def test_every_ladder_kind_has_a_builder():
