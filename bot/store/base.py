@@ -1,8 +1,9 @@
 """The store interface: everything the bot keeps, behind one small abstract class.
 
 The game service only talks to :class:`Store`. :class:`~bot.store.sqlite.SqliteStore` implements
-it with aiosqlite; a PostgreSQL implementation (DESIGN.md, "Discord": several processes over a
-shared database) only has to implement the same methods with the same transaction guarantees:
+it with the standard library's sqlite3; a PostgreSQL implementation (DESIGN.md, "Discord": several
+processes over a shared database) only has to implement the same methods with the same
+transaction guarantees, which the contract suite tests/store_contract/ checks for every store:
 
 - :meth:`Store.append_command` writes the command log row, the new snapshot/seq/deadline and, when
   the game ends, its result rows and ladder rows in ONE transaction, and returns only once that

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import queue
 import sqlite3
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 THREAD_PREFIX = "rummy-store"
 
@@ -70,13 +68,6 @@ class Connection:
         self._thread = _Thread(f"{THREAD_PREFIX}:{name}")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
-
-    @property
-    def thread(self) -> threading.Thread:
-        return self._thread
-
-    def on_thread(self) -> bool:
-        return threading.current_thread() is self._thread
 
     @property
     def conn(self) -> sqlite3.Connection:
