@@ -145,6 +145,7 @@ class GameService:
             after_due=self._after_move,
         )
         self._ticker: asyncio.Task[None] | None = None
+        self._stopped = False  # stop() ran, and no start() since
 
     def _after_move(self, live: Any) -> None:
         self.computer.schedule(live)
@@ -170,6 +171,7 @@ class GameService:
         registry = self.registry
         registry.stopping = False
         registry.owner_lost = False
+        self._stopped = False
         now = self.clock.now()
         last_alive, downtime = await self.timers.note_downtime(now)
         with contextlib.suppress(StoreError):
@@ -203,8 +205,10 @@ class GameService:
             self._ticker = registry.spawn(self.timers.tick_loop(), "service-timers")
 
     async def stop(self) -> None:
-        """Stop timers and computer players (committed moves stay committed). Stopping twice
-        is harmless (the second time only writes the heartbeat again)."""
+        """Stop timers and computer players (committed moves stay committed). A second stop
+        does nothing (once stopped, no computer player or timer starts again until start())."""
+        if self._stopped:
+            return
         registry = self.registry
         registry.stopping = True
         bot_tasks = (g.bot_task for g in registry.games.values())
@@ -221,6 +225,7 @@ class GameService:
         if not registry.owner_lost:
             await self.timers.beat(self.clock.now(), force=True)  # downtime starts now
         await self.computer.close()
+        self._stopped = True
 
     async def wait_idle(self) -> None:
         """Wait until no computer player is thinking or moving (for tests and the console)."""
