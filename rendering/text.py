@@ -51,9 +51,9 @@ class Labels:
         """Labels with each template from ``lookup(name)``."""
         return cls(**{f.name: lookup(f.name) for f in fields(cls)})
 
-    def word(self, name: str, **params: object) -> str:
-        """The label ``name`` filled in with ``params``."""
-        return getattr(self, name).format(**params)
+    def word(self, label: str, /, **params: object) -> str:
+        """The label ``label`` filled in with ``params``."""
+        return getattr(self, label).format(**params)
 
 
 def _english() -> Labels:

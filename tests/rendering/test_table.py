@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from engine.game import MeldView, PublicView, SeatView
+from engine.game import MeldView, PublicView, Result, SeatView
 from engine.pieces import parse_melds
 from engine.rules import PRESETS, preset
 from rendering import layout_table, render_table, sprites
@@ -138,6 +138,16 @@ def test_no_seat_is_current_once_the_game_is_over():
     layout = layout_table(view, labels=EN)
     assert not any(b.current for b in layout.seats)
     assert layout.result is not None
+
+
+@pytest.mark.parametrize("labels", [EN, DE], ids=["en", "de"])
+def test_a_finished_game_names_its_winner(png, labels):
+    view = full_table("rummikub")
+    view.status = "finished"
+    view.result = Result("out", 1, [10.0, -10.0], [2, 1], [[], []])
+    layout = layout_table(view, labels=labels)
+    image = png(render_table(view, labels=labels))
+    assert layout.result is not None and image.size == (layout.width, layout.height)
 
 
 def _long_view() -> PublicView:
