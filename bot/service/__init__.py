@@ -3,11 +3,12 @@
 See :class:`GameService`. Front ends (Discord, the terminal) call it and deliver the
 :mod:`~bot.service.outgoing` values it returns or hands to its sink; :mod:`bot.wiring` builds
 it with the real ports (:mod:`bot.service.ports`). The record types front ends read
-(:class:`GameRecord`, :class:`PlayerRecord`, :class:`Seat`) are the store's, re-exported here
-so front ends need not import the store.
+(:class:`GameRecord`, :class:`PlayerRecord`, :class:`Seat`) and the store's errors the service
+lets through (:class:`StoreError`, :class:`StoreLocked`) are the store's, re-exported here so
+front ends need not import the store.
 """
 
-from ..store import GameRecord, PlayerRecord, Seat
+from ..store import GameRecord, PlayerRecord, Seat, StoreError, StoreLocked
 from .clock import ManualClock, SystemClock
 from .config import ServiceConfig
 from .errors import ServiceError
@@ -47,6 +48,8 @@ __all__ = [
     "Seat",
     "ServiceConfig",
     "ServiceError",
+    "StoreError",
+    "StoreLocked",
     "SystemClock",
     "TablePicture",
     "TurnPrompt",

@@ -15,12 +15,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.ai import LEVELS
+from engine.codec import canonical_json
 from engine.errors import RummyError
 from engine.game import new_game
 from engine.rules import RuleSet, preset
 
 from ..store import GameRecord, PlayerRecord, Seat, StoreConflict, StoreError
-from ..store.records import dumps
 from .checks import check_options, check_text, is_text
 from .config import ServiceConfig
 from .errors import ServiceError
@@ -132,7 +132,7 @@ class Lobby:
         record = GameRecord(
             id=game_id or secrets.token_hex(4),
             preset=rules.preset,
-            rules_json=dumps(rules.to_dict()),
+            rules_json=canonical_json(rules.to_dict()),
             seed=secrets.randbelow(2**31) if seed is None else seed,
             status="lobby",
             host_id=host_id,

@@ -31,6 +31,11 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from engine.game import load_game
+from engine.variants import Variant, adopt, plugins
+
+from .players import computer_player
+
 log = logging.getLogger(__name__)
 
 RESTART_AFTER = 5.0  # seconds before a broken worker is started again
@@ -96,8 +101,8 @@ class Thinker:
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_watch_parent,
-            initargs=(os.getpid(),),
+            initializer=_start_worker,
+            initargs=(os.getpid(), plugins()),
         )
         self._warm_since = time.monotonic()
         self._warming = self._pool.submit(_warm)
@@ -188,6 +193,13 @@ def _reap(processes: list[Any], grace: float) -> None:
 _players: dict[str, Any] = {}
 
 
+def _start_worker(parent: int, found: tuple[Variant, ...]) -> None:
+    """In the worker: watch the parent, and know the variants registered in the parent at run
+    time (a spawned process imports only the built-in ones)."""
+    _watch_parent(parent)
+    adopt(found)
+
+
 def _watch_parent(parent: int) -> None:
     """In the worker: exit when the service's process is gone (killed, or ended without
     shutting the pool down), so no worker outlives its service."""
@@ -201,20 +213,12 @@ def _watch_parent(parent: int) -> None:
 
 
 def _warm() -> int:
-    """Import what :func:`think` needs, so the first real request is not slow; the pid."""
-    from engine.game import load_game  # noqa: F401
-
-    from .players import computer_player  # noqa: F401
-
+    """The worker's pid (answered once the worker has imported what :func:`think` needs)."""
     return os.getpid()
 
 
 def think(state_json: str, seat: int, level: str) -> tuple[str | None, str | None]:
     """In the worker: (the command text, None), or (None, what went wrong)."""
-    from engine.game import load_game
-
-    from .players import computer_player
-
     try:
         player = _players.get(level)
         if player is None:
