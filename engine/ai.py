@@ -99,7 +99,7 @@ def _solve(
             game.rules,
             opened=game.opened[seat],
             mode=mode,  # type: ignore[arg-type]
-            fixed=game._fixed_melds(seat),
+            fixed=game.fixed_melds(seat),
             must_place=rack if whole else None,
             budget=AI_BUDGET,
         )
@@ -276,7 +276,7 @@ def _checked(game, seat: int, place: tuple[list[str], list[list[Face]]]):
 def _turn_started(game) -> bool:
     """Has the seat already changed the table this turn (an earlier call of ours)?"""
     t = game.turn
-    return bool(t.played or t.taken) or game._table_changed()
+    return bool(t.played or t.taken) or game.table_changed()
 
 
 def _tile_move(game, seat: int, level: str, rng: random.Random) -> str:
@@ -305,7 +305,7 @@ def _tile_plan(game, seat: int, level: str, rng: random.Random, *, fresh: bool) 
     working table is reset first, so plan on the committed table)."""
     if fresh:
         work = game.copy()
-        work._reset_turn()
+        work.reset_turn()
         game = work
     if level == "easy":
         text = random_tile_turn(game, seat, rng)

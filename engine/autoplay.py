@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from .errors import RummyError
 from .melds import MeldSpec, readings
 from .pieces import Face, format_faces
+from .scoring import opening_value
 
 
 def candidate_melds(faces: Sequence[Face], spec: MeldSpec) -> list[list[Face]]:
@@ -114,7 +115,7 @@ def checked_tile_turn(game, seat: int, commands: Sequence[str], rng: random.Rand
         base.apply(seat, text)
     end = _first_accepted(base, seat, _turn_ends(base, seat, rng))
     if end is None:  # the engine always lets a turn end by a draw or a discard
-        raise RummyError("turn.unfinished", finish="draw", finish_de="draw")
+        raise RummyError("turn.unfinished", finish="draw")
     return "; ".join([*head, "reset", end])
 
 
@@ -141,7 +142,7 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
     spec = rules.meld_spec
     parts: list[str] = []
     rack = list(game.rack(seat))
-    if rules.game == "stein":
+    if rules.draw_first:
         draws = game.turn.drawn + game.turn.picked
         picked = game.turn.picked >= rules.discard_picks_per_turn
         if game.discards and not picked and draws < rules.draws_per_turn and rng.random() < 0.3:
@@ -160,13 +161,13 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
             rack.append(top)
     melds = disjoint_melds(rack, spec, rng)
     if rules.opening_minimum and not game.opened[seat]:
-        value = sum(readings(m, spec)[0].value for m in melds)
+        value = opening_value(melds, spec)
         if value < rules.opening_minimum:
             melds = []
     for meld in melds:
         for f in meld:
             rack.remove(f)
-    if rules.game == "stein" and melds and not rack:
+    if rules.draw_first and melds and not rack:
         # keep a tile to discard: give back the last meld's extra piece or the smallest meld
         last = melds.pop()
         rack.extend(last)
@@ -182,7 +183,7 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
             if claim is None or claim == seat:
                 by_key[_meld_key(table[k])].append(k)
         for f in list(rack):
-            if rules.game == "stein" and len(rack) <= 1:
+            if rules.draw_first and len(rack) <= 1:
                 break
             if f.is_joker:
                 candidates = range(own_start)
@@ -197,7 +198,7 @@ def random_tile_turn(game, seat: int, rng: random.Random) -> str:
                     meld.append(f)
                     rack.remove(f)
                     break
-    if rules.game == "stein":
+    if rules.draw_first:
         if rack:
             discard = rng.choice(rack)
             parts.append(f"discard {discard}")

@@ -1,14 +1,16 @@
 """The command language players type (DESIGN.md, "Notation").
 
 :func:`parse_commands` turns a message into :class:`Command` values; ``str(command)`` prints the
-canonical form, which is what the command log stores. Every parse error names the token at fault.
+canonical form. The command log stores the message as the player typed it (stripped), and a replay
+parses it again: what this module accepts must keep its meaning. Every parse error names the token
+at fault.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from .errors import RummyError
 from .pieces import Face, Family, format_faces, format_melds, parse_faces, parse_melds
@@ -74,81 +76,71 @@ class _Segment:
     extra_melds: list[str] = field(default_factory=list)
 
 
-def _arg_error(command: str, why: str, why_de: str) -> RummyError:
-    return RummyError("parse.arguments", command=command, why=why, why_de=why_de)
+def _arg_error(command: str, why: dict[str, Any]) -> RummyError:
+    """A ``parse.arguments`` error; ``why`` is the nested reason (an i18n ``why.*`` key)."""
+    return RummyError("parse.arguments", command=command, why=why)
 
 
 def _meld_number(token: str, command: str) -> int:
     if not token.isdigit() or int(token) < 1:
-        raise _arg_error(
-            command,
-            f'"{token}" is not a meld number (melds are numbered from 1)',
-            f'"{token}" ist keine Kombinationsnummer (Nummern beginnen bei 1)',
-        )
+        raise _arg_error(command, {"key": "why.meld_number", "token": token})
     return int(token)
 
 
-def _need(words: list[str], count: int, command: str, usage: tuple[str, str]) -> None:
+def _need(words: list[str], count: int, command: str, family: Family) -> None:
     if len(words) < count:
-        raise _usage(command, usage)
+        raise _usage(command, family)
 
 
-def _usage(command: str, usage: tuple[str, str]) -> RummyError:
-    return _arg_error(command, f"usage: {usage[0]}", f"Form: {usage[1]}")
+# the verbs with a usage line (i18n ``why.usage.<verb>``, with the family's word for a piece)
+_USAGE = frozenset(
+    [
+        "pick",
+        "meld",
+        "add",
+        "move",
+        "split",
+        "join",
+        "swap",
+        "take",
+        "claim",
+        "unclaim",
+        "place",
+        "discard",
+    ]
+)
 
 
-# placeholders per family and language: (piece, pieces) in the usage lines
-_PLACEHOLDERS = {
-    ("tile", "en"): ("PIECE", "PIECES"),
-    ("tile", "de"): ("STEIN", "STEINE"),
-    ("card", "en"): ("CARD", "CARDS"),
-    ("card", "de"): ("KARTE", "KARTEN"),
-}
-_USAGE = {
-    "pick": "pick {p}",
-    "meld": "meld {ps} | {ps} ...",
-    "add": "add N {ps}",
-    "move": "move N {ps} > M ({or_} > new)",
-    "split": "split N {p}",
-    "join": "join N M",
-    "swap": "swap N {p}",
-    "take": "take N {p}",
-    "claim": "claim N",
-    "unclaim": "unclaim N",
-    "place": "place {ps}",
-    "discard": "discard [N] {p}",
-}
-
-
-def usage(verb: str, family: Family = "tile") -> tuple[str, str]:
-    """How ``verb`` is typed, in English and German, with the family's word for a piece."""
-    template = _USAGE.get(verb, verb)
-    out = []
-    for lang, or_ in (("en", "or"), ("de", "oder")):
-        p, ps = _PLACEHOLDERS[(family, lang)]
-        out.append(template.format(p=p, ps=ps, or_=or_))
-    return out[0], out[1]
+def _usage(verb: str, family: Family) -> RummyError:
+    """How ``verb`` is typed, as the reason of a ``parse.arguments`` error."""
+    line: dict[str, Any] | str = verb
+    if verb in _USAGE:
+        line = {
+            "key": f"why.usage.{verb}",
+            "p": {"key": f"why.word.piece.{family}"},
+            "ps": {"key": f"why.word.pieces.{family}"},
+        }
+    return _arg_error(verb, {"key": "why.usage", "usage": line})
 
 
 def _exactly_one(verb: str, family: Family) -> RummyError:
-    if family == "card":
-        return _arg_error(verb, "name exactly one card", "genau eine Karte nennen")
-    return _arg_error(verb, "name exactly one piece", "genau einen Stein nennen")
+    return _arg_error(verb, {"key": f"why.exactly_one.{family}"})
+
+
+def _not_expected(verb: str, token: str) -> RummyError:
+    return _arg_error(verb, {"key": "why.not_expected", "token": token})
 
 
 def _build(seg: _Segment, family: Family) -> Command:
     verb, words, text = seg.verb, seg.words, seg.rest
-    usage_ = usage(verb, family)
     if verb in ("draw", "hint", "undo", "reset", "done", "knock"):
         if words:
-            raise _arg_error(
-                verb, f'"{words[0]}" is not expected here', f'"{words[0]}" passt hier nicht'
-            )
+            raise _not_expected(verb, words[0])
         return Command(verb)
     if verb in ("pick", "discard"):
         if verb == "pick" and not words:
             return Command("pick")
-        _need(words, 1, verb, usage_)
+        _need(words, 1, verb, family)
         meld = None
         if verb == "discard" and family == "tile" and len(words) == 2 and words[0].isdigit():
             # discard N PIECE: the last tile to go out, taken from table meld N (Stein, RULES.md)
@@ -160,26 +152,24 @@ def _build(seg: _Segment, family: Family) -> Command:
     if verb == "meld":
         melds = [tuple(m) for m in parse_melds("|".join([text, *seg.extra_melds]), family)]
         if not melds:
-            raise _usage(verb, usage_)
+            raise _usage(verb, family)
         return Command("meld", melds=tuple(melds))
     if verb in ("claim", "unclaim"):
-        _need(words, 1, verb, usage_)
+        _need(words, 1, verb, family)
         if len(words) > 1:
-            raise _arg_error(
-                verb, f'"{words[1]}" is not expected here', f'"{words[1]}" passt hier nicht'
-            )
+            raise _not_expected(verb, words[1])
         return Command(verb, meld=_meld_number(words[0], verb))
     if verb == "place":
-        _need(words, 1, verb, usage_)
+        _need(words, 1, verb, family)
         return Command(verb, pieces=tuple(parse_faces(text, family)))
     if verb == "join":
-        _need(words, 2, verb, usage_)
+        _need(words, 2, verb, family)
         if len(words) > 2:
-            raise _usage(verb, usage_)
+            raise _usage(verb, family)
         return Command(verb, meld=_meld_number(words[0], verb), target=_meld_number(words[1], verb))
     if verb == "move":
         # move N PIECE [PIECE...] > M|new   ('>' may be left out before the last word)
-        _need(words, 3, verb, usage_)
+        _need(words, 3, verb, family)
         meld = _meld_number(words[0], verb)
         body = words[1:]
         if ">" in body:
@@ -188,13 +178,13 @@ def _build(seg: _Segment, family: Family) -> Command:
         else:
             piece_words, target_words = body[:-1], body[-1:]
         if len(target_words) != 1 or not piece_words:
-            raise _usage(verb, usage_)
+            raise _usage(verb, family)
         target_word = target_words[0].lower()
         target: Target = "new" if target_word in ("new", "neu") else _meld_number(target_word, verb)
         pieces = tuple(parse_faces(" ".join(piece_words), family))
         return Command(verb, meld=meld, pieces=pieces, target=target)
     # add, split, swap, take: N PIECES
-    _need(words, 2, verb, usage_)
+    _need(words, 2, verb, family)
     meld = _meld_number(words[0], verb)
     pieces = tuple(parse_faces(" ".join(words[1:]), family))
     if verb in ("split", "take") and len(pieces) != 1:
@@ -272,5 +262,5 @@ def parse_commands(text: str, family: Family = "tile") -> list[Command]:
 def parse_command(text: str, family: Family = "tile") -> Command:
     commands = parse_commands(text, family)
     if len(commands) != 1:
-        raise _arg_error(text.strip(), "one command at a time here", "hier nur ein Befehl")
+        raise _arg_error(text.strip(), {"key": "why.one_command"})
     return commands[0]

@@ -15,12 +15,17 @@ Use :func:`new_game` / :func:`load_game` to get the right class for a rule set.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache
 from typing import Any, Literal
 
+from i18n import event_text  # the engine's one import of i18n (see last_event_text)
+
+from .codec import canonical_json
 from .errors import RummyError
+from .rules import RuleSet
+from .variants import variant
 
 Status = Literal["playing", "finished"]
 EndReason = Literal["out", "stalemate", "ended", "abandoned", "draw", "colour", "announced"]
@@ -28,18 +33,36 @@ EndReason = Literal["out", "stalemate", "ended", "abandoned", "draw", "colour", 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """Something that happened. ``private`` events are for ``seat`` only (they name hidden
-    pieces); all others may be shown to everyone."""
+    """Something that happened, as data: ``kind`` and ``params`` (who, which pieces, which
+    melds, from where to where), never a sentence. :func:`i18n.event_text` words it for each
+    reader: key ``params["key"]`` where a kind is worded differently by case, else
+    ``event.<kind>``; ``player`` is the acting seat's name. ``private`` events are for ``seat``
+    only (they name hidden pieces); all others may be shown to everyone."""
 
     kind: str
     seat: int | None
-    text: str
-    text_de: str
+    params: dict[str, Any] = field(default_factory=dict)
     private: bool = False
     pieces: tuple[str, ...] = ()
 
+    # TRANSITIONAL: the old text API for callers not yet wording events with i18n.event_text
+    # (bot/service, bot/console); removed once grep finds no caller.
+    @property
+    def text(self) -> str:
+        return self.message("en")
+
+    @property
+    def text_de(self) -> str:
+        return self.message("de")
+
     def message(self, lang: str = "en") -> str:
-        return self.text_de if lang.lower().startswith("de") else self.text
+        return last_event_text(self, (), lang)
+
+
+def last_event_text(event: Event, names: Sequence[str] = (), lang: str = "en") -> str:
+    """The English sentence of an event, for the one place a game keeps a sentence in its saved
+    state (``CardGame.last_event``, pinned by saved games): the engine's only use of i18n."""
+    return event_text(event, lang, names)
 
 
 @dataclass(slots=True)
@@ -101,11 +124,6 @@ class PublicView:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def canonical_json(data: Any) -> str:
-    """The byte-stable JSON used for every saved state."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 # ---------------------------------------------------------------------- state fields
@@ -263,30 +281,21 @@ class PieceGame:
 
     def _adopt(self, other: Any) -> None:
         """Take over every state field of a worked-on copy."""
-        # TRANSITIONAL until CardGame is a dataclass of its state (helper B): its ``_STATE``
-        names = getattr(self, "_STATE", None) or [name for name, _ in _codecs(type(self))]
-        for name in names:
+        for name, _ in _codecs(type(self)):
             setattr(self, name, getattr(other, name))
 
 
-def new_game(rules, players: list[str], seed: int):
+def new_game(rules: RuleSet, players: list[str], seed: int) -> Any:
     """Deal a new game of any preset."""
     return game_class(rules).new(rules, players, seed)
 
 
-def load_game(text: str):
+def load_game(text: str) -> Any:
     """Load a saved game of any preset from its JSON."""
-    from .rules import RuleSet
-
     rules = RuleSet.from_dict(json.loads(text)["rules"])
     return game_class(rules).from_json(text)
 
 
-def game_class(rules):
-    if rules.family == "tile":
-        from .tiles import TileGame
-
-        return TileGame
-    from .cards import CardGame
-
-    return CardGame
+def game_class(rules: RuleSet) -> type:
+    """The game class of the rules' variant (the registry, engine/variants)."""
+    return variant(rules.preset).game_class

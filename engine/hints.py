@@ -31,9 +31,10 @@ from .errors import RummyError
 from .game import Event
 from .melds import joker_meanings, readings
 from .pieces import Face, format_faces
+from .solver import Solution, SolverBudgetExceeded, solve
+from .tile.turn import HELP_BUDGET
 
 if TYPE_CHECKING:
-    from .solver import Solution
     from .tiles import TileGame
 
 SOLVE_LIMIT = 10
@@ -67,8 +68,8 @@ class Option:
 
 
 def hint_command(event: Event) -> str:
-    """The command a hint event offers (what follows its last ``": "``)."""
-    return event.text.rsplit(": ", 1)[-1]
+    """The command a hint event offers, exactly as the player may type it."""
+    return event.params["command"]
 
 
 def tile_hint(game: TileGame, seat: int) -> list[Event]:
@@ -105,40 +106,36 @@ def _event(game: TileGame, seat: int, option: Option, exact: bool) -> Event:
     # a reset play counts from the start of the turn, any other from the rack as it is
     more = bool(game.turn.played) and not option.reset
     placed = len(game.racks[seat] if option.reset else game.turn.rack) - option.left
-    tiles, tiles_de = ("tile", "Stein") if placed == 1 else ("tiles", "Steine")
-    if more:
-        tiles, tiles_de = (
-            f"more {tiles}",
-            ("weiterer" if placed == 1 else "weitere") + f" {tiles_de}",
-        )
+    take_back = {"key": "hint.take_back"} if option.reset else ""
+    summary: dict[str, object]
     if placed <= 0 and not exact:
-        en, de = "No move found that places a tile", "Kein Zug gefunden, der einen Stein legt"
-        if option.reset:
-            en += "; take back your changes first"
-            de += "; nimm zuerst deine Änderungen zurück"
+        summary = {"key": "hint.none_found", "take_back": take_back}
     elif placed <= 0:
-        if option.reset:
-            en = "No move places a tile; take back your changes first"
-            de = "Kein Zug legt einen Stein; nimm zuerst deine Änderungen zurück"
-        elif game.turn.played:
-            en, de = "No further tile fits", "Kein weiterer Stein passt"
+        if option.reset or not game.turn.played:
+            summary = {"key": "hint.no_move", "take_back": take_back}
         else:
-            en, de = "No move places a tile", "Kein Zug legt einen Stein"
+            summary = {"key": "hint.no_further"}
     else:
-        en, de = ("Best move", "Bester Zug") if exact else ("A good move", "Ein guter Zug")
-        if option.kept:
-            en += " that keeps the table jokers in their melds"
-            de += ", der die Tisch-Joker in ihren Kombinationen lässt"
-        if option.reset:
-            en += ", starting again from the start of your turn"
-            de += ", neu ab Beginn deines Zuges"
-        en += f" ({placed} {tiles})"
-        de += f" ({placed} {tiles_de})"
-    if not exact:
-        en = "The table is too involved for an exact answer right now. " + en
-        de = "Der Tisch ist gerade zu verzwickt für eine exakte Antwort. " + de
-    text = option.text
-    return Event("hint", seat, f"{en}: {text}", f"{de}: {text}", True, option.placed)
+        summary = {
+            "key": "hint.best" if exact else "hint.good",
+            "kept": {"key": "hint.kept"} if option.kept else "",
+            "from_start": {"key": "hint.from_start"} if option.reset else "",
+            "tiles": {"key": "hint.more_tiles" if more else "hint.tiles", "count": placed},
+        }
+    return _hint_event(seat, summary, option.text, exact=exact, pieces=option.placed)
+
+
+def _hint_event(
+    seat: int, summary: dict[str, object], command: str, *, exact: bool, pieces: tuple[str, ...]
+) -> Event:
+    """The private hint: what it is (``summary``) and the ``command`` to type."""
+    params = {
+        "key": "hint.tile",
+        "inexact": "" if exact else {"key": "hint.inexact"},
+        "summary": summary,
+        "command": command,
+    }
+    return Event("hint", seat, params, True, pieces)
 
 
 def _draws_first(game: TileGame, seat: int) -> Event:
@@ -161,14 +158,12 @@ def _draws_first(game: TileGame, seat: int) -> Event:
         after = accepted(game, seat, text)
         if after is None or not after.draws_complete():
             continue
-        en, de = "Draw first", "Zuerst ziehen"
-        if why is not None and why[1] == "meld":
-            en += f"; {why[0]} from the discard stock makes a meld with your tiles"
-            de += f"; {why[0]} aus dem Alt-Bestand ergibt eine Kombination mit deinen Steinen"
-        elif why is not None:
-            en += f"; {why[0]} from the discard stock fits a meld on the table"
-            de += f"; {why[0]} aus dem Alt-Bestand passt an eine Kombination auf dem Tisch"
-        return Event("hint", seat, f"{en}: {text}", f"{de}: {text}", private=True)
+        reason: dict[str, object] | str = ""
+        if why is not None:
+            key = "hint.pick_makes_meld" if why[1] == "meld" else "hint.pick_fits_table"
+            reason = {"key": key, "piece": str(why[0])}
+        summary = {"key": "hint.draw_first", "why": reason}
+        return _hint_event(seat, summary, text, exact=True, pieces=())
     raise RummyError(  # pragma: no cover - draws_complete() is false only while a draw exists
         "turn.draw_first", drawn=t.drawn + t.picked, need=game.rules.draws_per_turn
     )
@@ -213,7 +208,7 @@ def accepted(game: TileGame, seat: int, text: str) -> TileGame | None:
 def _changed(game: TileGame) -> bool:
     """Has the player changed the table or the rack since the turn began (after the draws)?"""
     t = game.turn
-    if t.played or t.taken or t.freed or game._table_changed():
+    if t.played or t.taken or t.freed or game.table_changed():
         return True
     return sorted(t.rack) != sorted(game.racks[game.current])
 
@@ -229,9 +224,6 @@ class _Search:
         self.exact = True
 
     def solve(self, game: TileGame, *, jokers_stay: bool) -> Solution | None:
-        from .solver import SolverBudgetExceeded, solve
-        from .tiles import HELP_BUDGET
-
         if not self.exact or self.solves <= 0:
             return None
         self.solves -= 1

@@ -7,6 +7,7 @@ import pytest
 from engine.errors import RummyError
 from engine.rules import preset
 from engine.tiles import TileGame
+from i18n import error_text
 
 
 def game(name: str, table: str, *hands: str, opened=(True,), **kw) -> TileGame:
@@ -27,6 +28,6 @@ def rejects(g: TileGame, text: str, code: str, seat: int = 0) -> RummyError:
     before = g.to_json()
     with pytest.raises(RummyError) as info:
         g.apply(seat, text)
-    assert info.value.code == code, info.value.message()
+    assert info.value.code == code, error_text(info.value)
     assert g.to_json() == before
     return info.value

@@ -17,6 +17,7 @@ from engine.game import new_game
 from engine.hints import hint_command
 from engine.melds import readings
 from engine.rules import preset
+from i18n import error_text, event_text
 
 from .helpers import game, hand, rejects, table
 from .test_hint_property import check_hint, whole_turn
@@ -48,14 +49,14 @@ def test_place_several_pieces_uses_table_tiles_and_keeps_the_rest_of_the_rack():
 def test_place_says_which_pieces_cannot_be_placed_and_changes_nothing():
     g = game("rummikub", "B2 B3 B4", "K9 K11")
     err = rejects(g, "place K9 K11", "place.impossible")
-    assert "K9 K11" in err.message("en")
-    assert "K9 K11" in err.message("de")
+    assert "K9 K11" in error_text(err, "en")
+    assert "K9 K11" in error_text(err, "de")
 
 
 def test_place_names_a_piece_that_is_not_in_the_rack():
     g = game("rummikub", "B2 B3 B4", "B5")
     err = rejects(g, "place B5 B6", "piece.not_in_rack")
-    assert "B6" in err.message("en")
+    assert "B6" in error_text(err, "en")
 
 
 def test_place_before_the_rummikub_opening_needs_thirty_points_from_the_rack():
@@ -91,15 +92,15 @@ def _hint(g, seat: int = 0):
     assert g.to_json() == before
     assert event.kind == "hint" and event.private and event.seat == seat
     command = hint_command(event)
-    assert event.text_de.endswith(": " + command)
+    assert event_text(event, "de").endswith(": " + command)
     return event, command
 
 
 def test_hint_is_private_and_its_command_is_accepted_when_typed():
     g = game("rummikub", "B2 B3 B4 B5 B6 | R8 Y8 K8", "B4 B8 K1")
     event, command = _hint(g)
-    assert event.text == "Best move (2 tiles): place B4 B8; done"
-    assert event.text_de == "Bester Zug (2 Steine): place B4 B8; done"
+    assert event_text(event) == "Best move (2 tiles): place B4 B8; done"
+    assert event_text(event, "de") == "Bester Zug (2 Steine): place B4 B8; done"
     assert event.pieces == ("B4", "B8")  # what leaves the rack, for highlighting
     g.apply(0, command)
     assert g.current == 1 and hand(g, 0) == ["K1"]
@@ -108,8 +109,8 @@ def test_hint_is_private_and_its_command_is_accepted_when_typed():
 def test_hint_when_nothing_fits_says_to_draw_and_draw_is_accepted():
     g = game("rummikub", "B2 B3 B4", "K9 R11")
     event, command = _hint(g)
-    assert event.text == "No move places a tile: draw"
-    assert event.text_de == "Kein Zug legt einen Stein: draw"
+    assert event_text(event) == "No move places a tile: draw"
+    assert event_text(event, "de") == "Kein Zug legt einen Stein: draw"
     g.apply(0, command)
     assert g.current == 1
 
@@ -127,7 +128,10 @@ def test_hint_in_stein_before_and_between_the_draws_names_the_draws():
     g = game("stein", "R4 R5 R6", "Y1 Y2 K9 B3", draws_done=False)
     rejects(g, "meld Y1 Y2 B3", "turn.draw_first")
     event, command = _hint(g)
-    assert (event.text, event.text_de) == ("Draw first: draw; draw", "Zuerst ziehen: draw; draw")
+    assert (event_text(event), event_text(event, "de")) == (
+        "Draw first: draw; draw",
+        "Zuerst ziehen: draw; draw",
+    )
     g.apply(0, "draw")  # one of the two
     event, command = _hint(g)
     assert command == "draw"
@@ -142,16 +146,18 @@ def test_hint_before_the_draws_picks_a_discard_that_makes_a_meld():
     g = game("stein", "R4 R5 R6", "Y1 Y2 K9 B3", draws_done=False, discards="B7 Y3 K12")
     event, command = _hint(g)
     assert command == "pick Y3; draw"
-    assert "Y3 from the discard stock makes a meld" in event.text
-    assert "Y3 aus dem Alt-Bestand" in event.text_de
+    assert "Y3 from the discard stock makes a meld" in event_text(event)
+    assert "Y3 aus dem Alt-Bestand" in event_text(event, "de")
     g.apply(0, command)
     assert g.draws_complete() and "Y3" in hand(g)
     g2 = game("stein", "R4 R5 R6", "Y1 Y2 K9 B3", draws_done=False, discards="B7 K12")
     assert _hint(g2)[1] == "draw; draw"
     g3 = game("stein", "R4 R5 R6", "Y1 Y2 K9 B3", draws_done=False, discards="R7 K12")
     event, command = _hint(g3)  # R7 fits the table's run: worth more than an unknown tile
-    assert command == "pick R7; draw" and "R7 from the discard stock fits a meld" in event.text
-    assert "R7 aus dem Alt-Bestand passt an eine Kombination" in event.text_de
+    assert command == "pick R7; draw" and "R7 from the discard stock fits a meld" in event_text(
+        event
+    )
+    assert "R7 aus dem Alt-Bestand passt an eine Kombination" in event_text(event, "de")
     g4 = game("stein", "R4 R5 R6", "Y1 Y2", "K1", opened=(False,), draws_done=False, discards="R7")
     assert _hint(g4)[1] == "draw; draw"  # before opening the table is out of reach
 
@@ -163,8 +169,8 @@ def test_hint_after_table_changes_takes_them_back_before_drawing():
     rejects(g, "draw", "turn.draw_after_play")
     event, command = _hint(g)
     assert command == "reset; draw"
-    assert event.text.startswith("No move places a tile; take back your changes first")
-    assert event.text_de.startswith("Kein Zug legt einen Stein; nimm zuerst")
+    assert event_text(event).startswith("No move places a tile; take back your changes first")
+    assert event_text(event, "de").startswith("Kein Zug legt einen Stein; nimm zuerst")
     g.apply(0, command)
     assert g.current == 1
 
@@ -173,7 +179,7 @@ def test_hint_after_a_play_that_is_complete_says_done():
     g = game("rummikub", "B2 B3 B4", "R1 R2 R3 K9")
     g.apply(0, "meld R1 R2 R3")
     event, command = _hint(g)
-    assert (event.text, event.text_de) == (
+    assert (event_text(event), event_text(event, "de")) == (
         "No further tile fits: done",
         "Kein weiterer Stein passt: done",
     )
@@ -185,8 +191,8 @@ def test_hint_after_a_partial_play_counts_the_further_tiles():
     g = game("stein", "B2 B3 B4", "R1 R2 R3 B5 B6 K9")
     g.apply(0, "meld R1 R2 R3")
     event, command = _hint(g)
-    assert event.text == "Best move (2 more tiles): add 1 B5 B6; discard K9"
-    assert event.text_de == "Bester Zug (2 weitere Steine): add 1 B5 B6; discard K9"
+    assert event_text(event) == "Best move (2 more tiles): add 1 B5 B6; discard K9"
+    assert event_text(event, "de") == "Bester Zug (2 weitere Steine): add 1 B5 B6; discard K9"
     g.apply(0, command)
     assert g.status == "finished" and g.result.winner == 0
 
@@ -197,8 +203,10 @@ def test_hint_after_moves_that_block_the_opening_starts_the_turn_again():
     g = game("rummikub", "", "R10 R11 R12 R13 B13 K13 Y1", opened=(False,))
     g.apply(0, "meld R10 R11 R12 R13; move 1 R13 > new")
     event, command = _hint(g)
-    assert event.text.startswith("Best move, starting again from the start of your turn (6 tiles)")
-    assert "neu ab Beginn deines Zuges (6 Steine)" in event.text_de
+    assert event_text(event).startswith(
+        "Best move, starting again from the start of your turn (6 tiles)"
+    )
+    assert "neu ab Beginn deines Zuges (6 Steine)" in event_text(event, "de")
     assert command.startswith("reset; ") and command.endswith("; done")
     g.apply(0, command)
     assert g.opened[0] and hand(g, 0) == ["Y1"]
@@ -211,7 +219,7 @@ def test_hint_frees_a_table_joker_when_the_swap_places_more(name):
     g = game(name, "R4 J R6 | B9 B10 B11", "R5 K7 Y7 B1")
     event, command = _hint(g)
     end = "done" if name == "rummikub" else "discard B1"
-    assert event.text == f"Best move (3 tiles): swap 1 R5; meld Y7 K7 J; {end}"
+    assert event_text(event) == f"Best move (3 tiles): swap 1 R5; meld Y7 K7 J; {end}"
     g.apply(0, command)
     assert table(g) == ["R4 R5 R6", "B9 B10 B11", "Y7 K7 J"]
     assert g.status == "finished" if name == "stein" else hand(g, 0) == ["B1"]
@@ -221,8 +229,8 @@ def test_hint_after_a_manual_swap_puts_the_freed_joker_into_a_new_meld():
     g = game("rummikub", "R4 J R6 | B9 B10 B11", "R5 K7 Y7 B1")
     g.apply(0, "swap 1 R5")
     event, command = _hint(g)
-    assert event.text == "Best move (3 more tiles): meld Y7 K7 J; done"
-    assert event.text_de == "Bester Zug (3 weitere Steine): meld Y7 K7 J; done"
+    assert event_text(event) == "Best move (3 more tiles): meld Y7 K7 J; done"
+    assert event_text(event, "de") == "Bester Zug (3 weitere Steine): meld Y7 K7 J; done"
     g.apply(0, command)
     assert hand(g, 0) == ["B1"]
 
@@ -234,7 +242,9 @@ def test_hint_when_a_freed_joker_sits_in_an_old_meld_starts_again():
     g.apply(0, "swap 1 R5; add 2 J")
     event, command = _hint(g)
     assert command == "reset; swap 1 R5; meld Y7 K7 J; done"
-    assert event.text.startswith("Best move, starting again from the start of your turn (3 tiles)")
+    assert event_text(event).startswith(
+        "Best move, starting again from the start of your turn (3 tiles)"
+    )
     g.apply(0, command)
     assert hand(g, 0) == ["B1"]
 
@@ -242,23 +252,23 @@ def test_hint_when_a_freed_joker_sits_in_an_old_meld_starts_again():
 def test_hint_frees_a_stein_group_joker_with_both_missing_tiles():
     g = game("stein", "B5 Y5 J | R9 R10 R11", "R5 K5 B1 B2 Y12")
     event, command = _hint(g)
-    assert command.startswith("swap 1 ") and "(4 tiles)" in event.text
+    assert command.startswith("swap 1 ") and "(4 tiles)" in event_text(event)
     g.apply(0, command)
     assert hand(g, 0) == []  # the fifth tile was the discard
 
 
 def test_hint_still_gives_an_accepted_move_when_the_solver_runs_out_of_time(monkeypatch):
-    from engine import tiles
+    from engine import hints
     from engine.solver import forget_recent
 
-    monkeypatch.setattr(tiles, "HELP_BUDGET", 1)
+    monkeypatch.setattr(hints, "HELP_BUDGET", 1)  # the budget the hint's solves use
     forget_recent()
     g = game("rummikub", "B2 B3 B4 B5 B6 | R8 Y8 K8 | K10 K11 K12", "R1 R2 R3 B7 B8 Y9 K9")
     event, command = _hint(g)
     forget_recent()
-    assert event.text.startswith("The table is too involved for an exact answer right now.")
-    assert event.text_de.startswith("Der Tisch ist gerade zu verzwickt")
-    assert "A good move (6 tiles)" in event.text  # a simple legal turn, not the exact best
+    assert event_text(event).startswith("The table is too involved for an exact answer right now.")
+    assert event_text(event, "de").startswith("Der Tisch ist gerade zu verzwickt")
+    assert "A good move (6 tiles)" in event_text(event)  # a simple legal turn, not the exact best
     g.apply(0, command)
     assert g.current == 1 and hand(g, 0) == ["Y9"]
 
@@ -331,10 +341,10 @@ def test_hint_keeps_table_jokers_in_their_melds_when_the_best_play_would_move_on
     g = TileGame.position(rules, "B5 Y5 K5 J | R10 R11 R12", ["K10 K11 R13"], opened=[True])
     event, command = _hint(g)
     end = "discard K10" if name == "stein" else "done"
-    assert event.text == (
+    assert event_text(event) == (
         f"Best move that keeps the table jokers in their melds (1 tile): add 2 R13; {end}"
     )
-    assert "(1 Stein): add 2 R13" in event.text_de
+    assert "(1 Stein): add 2 R13" in event_text(event, "de")
     g.apply(0, command)
     assert table(g) == ["B5 Y5 K5 J", "R10 R11 R12 R13"]
 

@@ -22,6 +22,7 @@ from engine.hints import accepted, hint_command
 from engine.melds import joker_meanings, readings
 from engine.pieces import format_faces
 from engine.rules import preset
+from i18n import event_text
 
 PRESETS = ["stein", "stein_plus", "rummikub"]
 
@@ -102,9 +103,9 @@ def check_hint(g) -> str:
     (event,) = events
     assert event.kind == "hint" and event.private and event.seat == seat
     command = hint_command(event)
-    assert event.text_de.endswith(": " + command)
+    assert event_text(event, "de").endswith(": " + command)
     after = accepted(g, seat, command)
-    assert after is not None, f"{event.text} refused in\n{g.working_table_text()}"
+    assert after is not None, f"{event_text(event)} refused in\n{g.working_table_text()}"
     if g.is_stein and not g.draws_complete():
         assert after.draws_complete() and after.current == seat, command
         return check_hint(after)

@@ -12,6 +12,7 @@ from engine.game import load_game, new_game
 from engine.rules import preset
 from engine.scoring import stein_plus_place_values
 from engine.tiles import UNDOABLE
+from i18n import error_text
 
 TILE_PRESETS = ["stein", "stein_plus", "rummikub"]
 VERBS = ["draw", "pick", "meld", "add", "move", "split", "join", "swap", "take", "claim"]
@@ -83,7 +84,7 @@ def test_random_commands_conserve_pieces_and_rejections_change_nothing(name, see
             g.apply(seat, text)
         except RummyError as exc:
             assert g.to_json() == before, text
-            assert exc.message("en") and exc.message("de")
+            assert error_text(exc, "en") and error_text(exc, "de")
         else:
             if text.split()[0] in UNDOABLE and g.status == "playing":
                 # undo right after an accepted change restores the state before it exactly

@@ -2,6 +2,7 @@
 
 from engine.game import load_game, new_game
 from engine.rules import RUMMIKUB
+from i18n import error_text
 from rummy_tools.engine_cli import tile_turn
 
 from .helpers import game, hand, rejects, table
@@ -46,7 +47,7 @@ def test_example_4_new_group_from_run_and_group():
 def test_opening_needs_30_from_the_rack():
     g = game("rummikub", "", "R10 R11 R12 B1 B2 B3", opened=(False,))
     err = rejects(g, "meld B1 B2 B3; done", "opening.below_minimum")
-    assert "6 points" in err.message() and "30" in err.message()
+    assert "6 points" in error_text(err) and "30" in error_text(err)
     g.apply(0, "meld R10 R11 R12; done")
     assert g.opened[0]
 
@@ -96,14 +97,14 @@ def test_draw_ends_turn_and_cannot_follow_a_play():
 def test_invalid_table_names_meld_and_fault():
     g = game("rummikub", "R1 R2 R3 R4", "R5 B9")
     err = rejects(g, "add 1 R5; split 1 R3; done", "turn.invalid_table")
-    assert "Meld 1 (R1 R2)" in err.message() and "at least 3" in err.message()
-    assert "Kombination 1 (R1 R2)" in err.message("de")
+    assert "Meld 1 (R1 R2)" in error_text(err) and "at least 3" in error_text(err)
+    assert "Kombination 1 (R1 R2)" in error_text(err, "de")
 
 
 def test_not_your_turn():
     g = game("rummikub", "", "R1", "R2")
     err = rejects(g, "draw", "turn.not_yours", seat=1)
-    assert "P1" in err.message()
+    assert "P1" in error_text(err)
 
 
 def test_undo_and_reset():
@@ -137,7 +138,7 @@ def test_swapped_joker_must_go_into_a_new_meld_with_rack_tiles():
 def test_swap_needs_the_tile_the_joker_stands_for():
     g = game("rummikub", "R5 J R7", "R8")
     err = rejects(g, "swap 1 R8", "joker.wrong_piece")
-    assert "R6" in err.message()
+    assert "R6" in error_text(err)
 
 
 def test_joker_meld_may_not_be_split_by_default():

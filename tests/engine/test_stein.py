@@ -6,6 +6,7 @@ from engine.game import new_game
 from engine.rules import STEIN
 from engine.scoring import stein_match_points
 from engine.tiles import TileGame
+from i18n import error_text
 
 from .helpers import game, hand, rejects, table
 
@@ -74,7 +75,7 @@ def test_top_only_option():
     rules = STEIN.with_options(pick_any_discard=False)
     g = TileGame.position(rules, "", ["B9"], discards="Y3 K4", draws_done=False)
     err = rejects(g, "pick Y3", "piece.not_top_discard")
-    assert "K4" in err.message()
+    assert "K4" in error_text(err)
     g.apply(0, "pick K4")
 
 

@@ -1,6 +1,7 @@
 """Stein-Rummy Plus claims (RULES.md "Preset stein_plus")."""
 
 from engine.scoring import stein_plus_match_points
+from i18n import error_text
 
 from .helpers import game, rejects, table
 
@@ -29,7 +30,7 @@ def test_others_may_not_touch_a_claim():
     g.table[0].claim = 1
     g.turn.table[0].claim = 1
     err = rejects(g, "move 1 R7 > new", "claim.not_yours")
-    assert "P2" in err.message()
+    assert "P2" in error_text(err)
     rejects(g, "unclaim 1", "claim.not_yours")
 
 
@@ -48,7 +49,7 @@ def test_a_claim_must_stay_a_group_of_four():
     g.table[0].claim = 0
     g.turn.table[0].claim = 0
     err = rejects(g, "move 1 K7 > new; discard B1", "turn.invalid_table")
-    assert "claim" in err.message().lower() or "Meld 2" in err.message()
+    assert "claim" in error_text(err).lower() or "Meld 2" in error_text(err)
 
 
 def test_claims_score_one_mp_each():

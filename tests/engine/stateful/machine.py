@@ -38,6 +38,7 @@ from engine.commands import parse_commands
 from engine.errors import RummyError
 from engine.game import load_game, new_game
 from engine.pieces import format_faces
+from i18n import error_text, event_text
 
 from .oracle import (
     JOKER,
@@ -161,7 +162,7 @@ class GameMachine(RuleBasedStateMachine):
                 check(
                     "legal_accepted",
                     False,
-                    f"{must}: {text!r} by seat {seat} was refused: {exc.message()}",
+                    f"{must}: {text!r} by seat {seat} was refused: {error_text(exc)}",
                 )
             STATS[f"{self.NAME}:rejected"] += 1
             STATS[
@@ -974,10 +975,10 @@ class GameMachine(RuleBasedStateMachine):
         for ev in events:
             if ev.kind != "hint":
                 continue
-            suggestion = _suggestion(ev.text, self.RULES.family)
+            suggestion = _suggestion(event_text(ev), self.RULES.family)
             STATS[f"{self.NAME}:hints"] += 1
             if suggestion:
-                self.send(g.current, suggestion, must=f"hint {ev.text!r}")
+                self.send(g.current, suggestion, must=f"hint {event_text(ev)!r}")
             break
 
     # ------------------------------------------------------------------ builders (both)
@@ -1302,7 +1303,7 @@ class TileMachine(GameMachine):
         self._step()
         g = self.game
         seat = g.current
-        if not g.opened[seat] or not g.draws_complete() or g._table_changed():
+        if not g.opened[seat] or not g.draws_complete() or g.table_changed():
             return
         rack = {(f.suit, f.rank): f for f in g.rack(seat) if not f.is_joker}
         options = []

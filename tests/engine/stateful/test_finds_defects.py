@@ -7,9 +7,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from engine.cards import CardGame
+from engine import tiles
+from engine.card import moves as card_moves
+from engine.errors import RummyError
 from engine.rules import preset
-from engine.tiles import TileGame
 
 from .machine import machine_for
 from .oracle import Violation
@@ -26,38 +27,36 @@ FIND = settings(
 
 
 def test_finds_an_undo_that_loses_a_piece(monkeypatch):
-    undo = TileGame._cmd_undo
+    undo = tiles.HANDLERS["undo"]
 
-    def lossy(self, seat, c):  # defect 1: undo restores the table but a piece is gone
-        events = undo(self, seat, c)
-        if self.turn.rack:
-            self.turn.rack.pop()
+    def lossy(g, seat, c):  # defect 1: undo restores the table but a piece is gone
+        events = undo(g, seat, c)
+        if g.turn.rack:
+            g.turn.rack.pop()
         return events
 
-    monkeypatch.setattr(TileGame, "_cmd_undo", lossy)
+    monkeypatch.setitem(tiles.HANDLERS, "undo", lossy)
     with pytest.raises(Violation, match=r"lost|undo"):
         run_state_machine_as_test(machine_for("rummikub", preset("rummikub")), settings=FIND)
 
 
 def test_finds_an_undo_that_does_not_restore(monkeypatch):
-    undo = TileGame._cmd_undo
+    undo = tiles.HANDLERS["undo"]
 
-    def shuffled(self, seat, c):  # the pieces are back, but not where they were
-        events = undo(self, seat, c)
-        self.turn.rack.reverse()
+    def shuffled(g, seat, c):  # the pieces are back, but not where they were
+        events = undo(g, seat, c)
+        g.turn.rack.reverse()
         return events
 
-    monkeypatch.setattr(TileGame, "_cmd_undo", shuffled)
+    monkeypatch.setitem(tiles.HANDLERS, "undo", shuffled)
     with pytest.raises(Violation, match="undo"):
         run_state_machine_as_test(machine_for("stein", preset("stein")), settings=FIND)
 
 
 def test_finds_a_card_hint_that_is_refused(monkeypatch):
-    def no_hint(self, seat, c):  # defect 12: "hint is not part of Rommé"
-        from engine.errors import RummyError
+    def no_hint(g, seat, c, declared):  # defect 12: "hint is not part of Rommé"
+        raise RummyError("turn.not_allowed", command="hint", preset=g.rules.name)
 
-        raise RummyError("turn.not_allowed", command="hint", preset=self.rules.name)
-
-    monkeypatch.setattr(CardGame, "_cmd_hint", no_hint, raising=False)
+    monkeypatch.setitem(card_moves.HANDLERS, "hint", no_hint)
     with pytest.raises(Violation, match="hint"):
         run_state_machine_as_test(machine_for("romme", preset("romme")), settings=FIND)
