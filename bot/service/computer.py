@@ -13,17 +13,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable
 
 from engine.errors import RummyError
 
 from ..store import StoreError
-from .config import ServiceConfig
+from .context import ServiceContext, ServicePart
 from .outgoing import Outgoing
 from .pipeline import CommandPipeline
 from .players import FallbackPlayer
-from .ports import Clock, ComputerPlayer, ComputerPlayers
-from .registry import GameRegistry, LiveGame, reason_of
+from .ports import ComputerPlayer, ComputerPlayers
+from .registry import LiveGame, reason_of
 from .replay import TIMEOUT
 from .thinker import Thinker, ThinkerError
 
@@ -33,29 +32,23 @@ WORKER_LEVELS = frozenset({"medium", "strong"})
 """Computer players whose moves are chosen in the worker process (they run the solver)."""
 
 
-class ComputerTurns:
+class ComputerTurns(ServicePart):
     """The computer seats of every live game (see the module docstring)."""
 
     def __init__(
         self,
-        *,
-        config: ServiceConfig,
-        clock: Clock,
-        registry: GameRegistry,
+        context: ServiceContext,
         pipeline: CommandPipeline,
+        *,
         players: ComputerPlayers,
         use_worker: bool,
-        emit: Callable[[list[Outgoing]], Awaitable[None]],
     ) -> None:
-        self.config = config
-        self.clock = clock
-        self.registry = registry
+        super().__init__(context)
         self.pipeline = pipeline
         self._player_factory = players
         self._players: dict[str, ComputerPlayer] = {}
         self._fallback = FallbackPlayer()
         self._jitter = random.Random()
-        self.emit = emit
         self._use_worker = use_worker
         self.thinker: Thinker | None = self._new_thinker() if use_worker else None
 

@@ -22,14 +22,11 @@ from engine.rules import RuleSet, preset
 
 from ..store import GameRecord, PlayerRecord, Seat, StoreConflict, StoreError
 from .checks import check_options, check_text, is_text
-from .config import ServiceConfig
+from .context import ServiceContext, ServicePart
 from .errors import ServiceError
-from .messages import Messages
 from .outgoing import ErrorReply, Outgoing, PublicText
-from .people import People
 from .pipeline import CommandPipeline, deadline_for
-from .ports import Clock, GameStore
-from .registry import GameRegistry, LiveGame, turn_key
+from .registry import LiveGame, turn_key
 from .replay import END, rules_of
 
 log = logging.getLogger(__name__)
@@ -37,29 +34,12 @@ log = logging.getLogger(__name__)
 LobbyOp = Callable[[LiveGame, str], Awaitable[list[Outgoing]]]
 
 
-class Lobby:
+class Lobby(ServicePart):
     """Tables before they start, and the host's decisions (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        store: GameStore,
-        config: ServiceConfig,
-        clock: Clock,
-        registry: GameRegistry,
-        people: People,
-        messages: Messages,
-        pipeline: CommandPipeline,
-        after_change: Callable[[LiveGame], None],
-    ) -> None:
-        self.store = store
-        self.config = config
-        self.clock = clock
-        self.registry = registry
-        self.people = people
-        self.messages = messages
+    def __init__(self, context: ServiceContext, pipeline: CommandPipeline) -> None:
+        super().__init__(context)
         self.pipeline = pipeline
-        self.after_change = after_change  # e.g. let the computer players move
         self._rematch_locks: dict[str, asyncio.Lock] = {}
 
     def bad_entry(self, game_id: Any, player_id: Any) -> ErrorReply | None:
@@ -171,15 +151,24 @@ class Lobby:
     async def start_game(self, game_id: str, by: str) -> list[Outgoing]:
         return await self._lobby_op(game_id, by, self._start)
 
-    async def _lobby_op(self, game_id: str, player_id: str, op: LobbyOp) -> list[Outgoing]:
+    async def _entry(self, game_id: str, player_id: str) -> tuple[LiveGame | None, str, list]:
+        """The live game and the sender's language, or the refusal (ids that are not text,
+        no such live game)."""
         bad = self.bad_entry(game_id, player_id)
         if bad is not None:
-            return [bad]
-        error = self.messages.error
+            return None, "en", [bad]
         lang = await self.people.lang(player_id)
         live = self.registry.get(game_id)
         if live is None:
-            return [error(game_id, player_id, ServiceError("game.not_found", game=game_id), lang)]
+            err = ServiceError("game.not_found", game=game_id)
+            return None, lang, [self.messages.error(game_id, player_id, err, lang)]
+        return live, lang, []
+
+    async def _lobby_op(self, game_id: str, player_id: str, op: LobbyOp) -> list[Outgoing]:
+        live, lang, refused = await self._entry(game_id, player_id)
+        if live is None:
+            return refused
+        error = self.messages.error
         async with live.lock:
             if live.stale:
                 await self.registry.reload(live, "an earlier lobby change's outcome was unknown")
@@ -208,7 +197,7 @@ class Lobby:
                 log.exception("lobby change of %s failed", game_id)
                 await self.registry.reload(live, "a lobby change failed")
                 return [error(game_id, player_id, ServiceError("service.internal"), lang)]
-        self.after_change(live)
+        self.after_move(live)
         return out
 
     def _check_room(self, live: LiveGame) -> None:
@@ -337,7 +326,7 @@ class Lobby:
             await self.store.update_meta(
                 game_id, {**record.meta, "rematch": new_id}, at=self.clock.now()
             )
-        self.after_change(self.registry.games[new_id])
+        self.after_move(self.registry.games[new_id])
         return new_id, out
 
     async def _create_started(
@@ -382,14 +371,10 @@ class Lobby:
     # ------------------------------------------------------------------ the host ends it
 
     async def end_game(self, game_id: str, by: str, reason: str) -> list[Outgoing]:
-        bad = self.bad_entry(game_id, by)
-        if bad is not None:
-            return [bad]
-        error = self.messages.error
-        lang = await self.people.lang(by)
-        live = self.registry.get(game_id)
+        live, lang, refused = await self._entry(game_id, by)
         if live is None:
-            return [error(game_id, by, ServiceError("game.not_found", game=game_id), lang)]
+            return refused
+        error = self.messages.error
         async with live.lock:
             try:
                 _host_only(live, by, "service.action.end")

@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.errors import RummyError
@@ -34,13 +34,10 @@ from ..store import (
     StoreOwnerLost,
 )
 from .checks import check_text
-from .config import ServiceConfig
+from .context import ServiceContext, ServicePart
 from .errors import ServiceError
-from .messages import Messages
 from .outgoing import GameOver, Outgoing, TurnPrompt
-from .people import People
-from .ports import Clock, GameStore
-from .registry import GameDamaged, GameRegistry, LiveGame, reason_of, turn_key
+from .registry import GameDamaged, LiveGame, reason_of, turn_key
 from .replay import TIMEOUT, apply_logged
 
 log = logging.getLogger(__name__)
@@ -67,31 +64,17 @@ def _human_racks(live: LiveGame) -> dict[int, list[str]]:
     return {i: _rack_of(live, i) for i, s in enumerate(live.seats) if not s.is_bot}
 
 
-class CommandPipeline:
+class CommandPipeline(ServicePart):
     """Commands and service actions, applied, committed and answered (see the module)."""
 
     def __init__(
         self,
+        context: ServiceContext,
         *,
-        store: GameStore,
-        config: ServiceConfig,
-        clock: Clock,
-        registry: GameRegistry,
-        people: People,
-        messages: Messages,
-        emit: Callable[[list[Outgoing]], Awaitable[None]],
-        after_move: Callable[[LiveGame], None],
         on_commit: CommitHook | None = None,
         result_hooks: Sequence[ResultHook] = (),
     ) -> None:
-        self.store = store
-        self.config = config
-        self.clock = clock
-        self.registry = registry
-        self.people = people
-        self.messages = messages
-        self.emit = emit
-        self.after_move = after_move  # e.g. let the computer players move
+        super().__init__(context)
         self.on_commit = on_commit
         self.result_hooks = list(result_hooks)
 

@@ -55,6 +55,7 @@ from ..store import GameRecord, KvRow, PlayerRecord, Seat, StoreError
 from .clock import SystemClock
 from .computer import ComputerTurns
 from .config import ServiceConfig
+from .context import ServiceContext
 from .lobby import Lobby
 from .messages import Messages
 from .outgoing import Outgoing
@@ -102,48 +103,24 @@ class GameService:
         self.registry = GameRegistry(store, self.clock)
         self.people = People(store, self.registry)
         self.messages = Messages(self.people, renderer, pictures=self.config.pictures)
-        self.pipeline = CommandPipeline(
-            store=store,
-            config=self.config,
-            clock=self.clock,
-            registry=self.registry,
-            people=self.people,
-            messages=self.messages,
-            emit=self._emit,
-            after_move=self._after_move,
-            on_commit=on_commit,
-            result_hooks=hooks,
+        context = ServiceContext(
+            store,
+            self.config,
+            self.clock,
+            self.registry,
+            self.people,
+            self.messages,
+            self._emit,
+            self._after_move,
         )
+        self.pipeline = CommandPipeline(context, on_commit=on_commit, result_hooks=hooks)
         # the worker only knows the standard computer players, not a test's own ones
+        use_worker = self.config.think_in_worker and players is computer_player
         self.computer = ComputerTurns(
-            config=self.config,
-            clock=self.clock,
-            registry=self.registry,
-            pipeline=self.pipeline,
-            players=players,
-            use_worker=self.config.think_in_worker and players is computer_player,
-            emit=self._emit,
+            context, self.pipeline, players=players, use_worker=use_worker
         )
-        self.lobby = Lobby(
-            store=store,
-            config=self.config,
-            clock=self.clock,
-            registry=self.registry,
-            people=self.people,
-            messages=self.messages,
-            pipeline=self.pipeline,
-            after_change=self._after_move,
-        )
-        self.timers = Timers(
-            store=store,
-            config=self.config,
-            clock=self.clock,
-            registry=self.registry,
-            pipeline=self.pipeline,
-            messages=self.messages,
-            emit=self._emit,
-            after_due=self._after_move,
-        )
+        self.lobby = Lobby(context, self.pipeline)
+        self.timers = Timers(context, self.pipeline)
         self._ticker: asyncio.Task[None] | None = None
         self._stopped = False  # stop() ran, and no start() since
 

@@ -12,16 +12,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from ..store import KvRow, StoreConflict, StoreError
-from .config import ServiceConfig
-from .messages import Messages
+from .context import ServiceContext, ServicePart
 from .outgoing import Outgoing, PublicText
 from .pipeline import CommandPipeline
-from .ports import Clock, GameStore
-from .registry import GameRegistry, LiveGame
+from .registry import LiveGame
 from .replay import END, TIMEOUT
 
 log = logging.getLogger(__name__)
@@ -45,29 +43,12 @@ def _parse_outages(value: Any) -> list[tuple[float, float]]:
     return out
 
 
-class Timers:
+class Timers(ServicePart):
     """Every live game's timers, and the service's heartbeat (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        store: GameStore,
-        config: ServiceConfig,
-        clock: Clock,
-        registry: GameRegistry,
-        pipeline: CommandPipeline,
-        messages: Messages,
-        emit: Callable[[list[Outgoing]], Awaitable[None]],
-        after_due: Callable[[LiveGame], None],
-    ) -> None:
-        self.store = store
-        self.config = config
-        self.clock = clock
-        self.registry = registry
+    def __init__(self, context: ServiceContext, pipeline: CommandPipeline) -> None:
+        super().__init__(context)
         self.pipeline = pipeline
-        self.messages = messages
-        self.emit = emit
-        self.after_due = after_due  # e.g. let the computer players move
         self._outages: list[tuple[float, float]] = []  # (down since, up again), wall time
         self._beat_at: float | None = None  # when the last heartbeat was written
 
@@ -167,7 +148,7 @@ class Timers:
                 continue
             out += result
         for live in list(games.values()):
-            self.after_due(live)
+            self.after_move(live)
         await self.emit(out)
         return out
 
