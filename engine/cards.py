@@ -50,7 +50,7 @@ from .card.scoring import (
 )
 from .card.table import TableMeld, arrange, extended
 from .card.variants import draw_count
-from .card.words import CardRummyError, card_error, card_verbs, card_words, run_gap
+from .card.words import CardRummyError, card_error, card_verbs, run_gap
 from .commands import Command
 from .errors import RummyError
 from .game import (
@@ -79,7 +79,6 @@ __all__ = [  # engine.cards is the published home of these names (tests, tools, 
     "card_error",
     "card_reading",
     "card_verbs",
-    "card_words",
     "has_jokers",
     "match_target",
     "parse_card_commands",
@@ -144,6 +143,8 @@ class CardGame(PieceGame):
     announcer: int | None = None
     top_by: int | None = None
     last_event: str = ""
+    _face_ids: dict[Face, int] | None = field(default=None, init=False, repr=False)
+    """A lookup for :meth:`fits` (an id per face), not state: built on first use."""
 
     def __post_init__(self) -> None:
         if self.deck is None:
@@ -325,11 +326,9 @@ class CardGame(PieceGame):
         return turn.nobody_can_go_out(self)
 
     def _fake_id(self, face: Face) -> int:
-        ids = getattr(self, "_face_ids", None)
-        if ids is None:
-            ids = {f: i for i, f in reversed(list(enumerate(self.deck.faces)))}
-            self._face_ids = ids
-        return ids[face]
+        if self._face_ids is None:
+            self._face_ids = {f: i for i, f in reversed(list(enumerate(self.deck.faces)))}
+        return self._face_ids[face]
 
     # ------------------------------------------------------------------ the turn context
 
@@ -370,7 +369,7 @@ class CardGame(PieceGame):
 
     # ------------------------------------------------------------------ applying commands
 
-    def apply(self, seat: int, text: str, lang: str = "en") -> list[Event]:
+    def apply(self, seat: int, text: str) -> list[Event]:
         """Run one message of commands for ``seat``: all accepted, or a RummyError and nothing
         changed. A seat not to move may only ``knock`` (Rommé variant a). Errors are worded for
         cards (:func:`card_error`)."""

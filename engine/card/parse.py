@@ -18,7 +18,6 @@ from ..commands import Command, parse_commands
 from ..errors import RummyError
 from ..pieces import Card, Face
 from ..rules import RuleSet
-from .words import reason
 
 JOKER_TOKENS = ("*", "JK", "JOKER")
 _TOKEN_SPLIT = re.compile(r"[\s,|;]+")
@@ -97,7 +96,7 @@ def read_message(text: str, rules: RuleSet | None = None) -> list[CardCommand]:
                     mark = next(queue, None)
                     if mark and c.verb != "meld":
                         raise RummyError(
-                            "cards.declare_bad", token=mark[0], **reason("why.declare_new_set")
+                            "cards.declare_bad", token=mark[0], why={"key": "why.declare_new_set"}
                         )
                     row.append(mark)
             declared.append(tuple(row))

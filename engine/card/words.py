@@ -5,7 +5,6 @@ this game, and a run gap that mentions jokers only where the game has them (:fun
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -14,6 +13,7 @@ from ..errors import RummyError
 from ..melds import first_positions, rank_at, span_ok
 from ..pieces import Card, Face, parse_faces
 from ..rules import RuleSet
+from .parse import has_jokers
 
 
 def reason(key: str, **params: Any) -> dict[str, Any]:
@@ -21,45 +21,22 @@ def reason(key: str, **params: Any) -> dict[str, Any]:
     return {"why": {"key": key, **params}}
 
 
-# tile words in free-text parts of shared messages (commands.py usage and reasons), for cards;
-# German sentences also get German placeholders (PIECE -> KARTE)
-_GERMAN_PLACEHOLDERS = [(re.compile(r"\bPIECES\b"), "KARTEN"), (re.compile(r"\bPIECE\b"), "KARTE")]
-_TILE_WORDS = [
-    (re.compile(p), w)
-    for p, w in (
-        (r"(?<=discard )\[N\] ", ""),  # Stein's "discard N PIECE" (a table tile) is no card form
-        (r"\bPIECES\b", "CARDS"),
-        (r"\bPIECE\b", "CARD"),
-        (r"\bpieces\b", "cards"),
-        (r"\bpiece\b", "card"),
-        (r"\btiles\b", "cards"),
-        (r"\btile\b", "card"),
-        (r"\bcolours\b", "suits"),
-        (r"\bcolour\b", "suit"),
-        (r"\bSTEINE\b", "KARTEN"),
-        (r"\bSTEIN\b", "KARTE"),
-        (r"\beinen Stein\b", "eine Karte"),
-        (r"\bkeinen Stein\b", "keine Karte"),
-        (r"\bSteinen\b", "Karten"),
-        (r"\bSteine\b", "Karten"),
-        (r"\bStein\b", "Karte"),
-    )
-]
+# shared reasons that a card game words otherwise (cards have no Stein "discard N PIECE")
+_CARD_KEYS = {"why.usage.discard": "why.usage.discard.card"}
 
 
-def card_words(text: str, lang: str = "en") -> str:
-    """A shared sentence about tiles, worded for cards (piece -> card, Stein -> Karte; in German
-    the placeholder PIECE -> KARTE)."""
-    rules = _GERMAN_PLACEHOLDERS + _TILE_WORDS if lang == "de" else _TILE_WORDS
-    for pattern, word in rules:
-        text = pattern.sub(word, text)
-    return text
+def _card_keys(value: Any) -> Any:
+    """A nested reason with the card game's keys where it words one otherwise."""
+    if isinstance(value, dict):
+        out = {k: _card_keys(v) for k, v in value.items()}
+        if "key" in out:
+            out["key"] = _CARD_KEYS.get(out["key"], out["key"])
+        return out
+    return value
 
 
 def card_verbs(rules: RuleSet) -> str:
     """The command words of this card game, for ``parse.command`` (no tile verbs)."""
-    from .parse import has_jokers
-
     verbs = ["draw", "pick", "meld", "add"]
     if has_jokers(rules):
         verbs.append("swap")
@@ -80,16 +57,9 @@ def card_error(exc: RummyError, rules: RuleSet) -> RummyError:
     """``exc`` as a card game says it: meld errors speak of cards and suits, the corner rule is
     the one of this game (RULES.md: Rummy's aces are low only; Rommé variant c: Q-K-A and A-2-3
     but no K-A-2), a run gap mentions jokers only where the game has them."""
-    from .parse import has_jokers
-
     if type(exc) is not RummyError:
         return exc
-    params = dict(exc.params)
-    for key in ("why", "reason"):
-        if isinstance(params.get(key), str):
-            params.setdefault(f"{key}_de", params[key])
-            params[key] = card_words(params[key])
-            params[f"{key}_de"] = card_words(params[f"{key}_de"], "de")
+    params = {k: _card_keys(v) for k, v in exc.params.items()}
     if exc.code == "parse.command":
         params["verbs"] = card_verbs(rules)
     if exc.code == "meld.run_wrap":
