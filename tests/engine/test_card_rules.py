@@ -18,7 +18,7 @@ from engine.cards import CardGame, card_reading, has_jokers
 from engine.errors import RummyError
 from engine.game import new_game
 from engine.rules import ROMME, RUMMY
-from i18n import event_text
+from i18n import error_text, event_text
 from rummy_tools.cards_cli import card_turn, card_validate
 
 POOL = "2C 3C 4C 5C 6C 7C"
@@ -36,7 +36,7 @@ def rejects(g: CardGame, text: str, code: str) -> RummyError:
     before = g.to_json()
     with pytest.raises(RummyError) as info:
         g.apply(g.current, text)
-    assert info.value.code == code, info.value.message()
+    assert info.value.code == code, error_text(info.value)
     assert g.to_json() == before
     return info.value
 
@@ -69,7 +69,7 @@ def test_romme_never_goes_out_without_the_final_discard(table, hand, commands, o
     changes; with variant g or in classic Rummy the same play goes out."""
     g = pos(ROMME, table, hand, opened=(opened, True))
     err = rejects(g, commands, "cards.keep_one")
-    assert "discard" in err.message() and "abgelegt" in err.message("de")
+    assert "discard" in error_text(err) and "abgelegt" in error_text(err, "de")
     for rules in (VARIANT_G, RUMMY):
         g = pos(rules, table, hand, opened=(opened, True))
         g.apply(0, commands)
@@ -260,7 +260,7 @@ def test_unknown_words_list_the_card_commands_and_usage_names_a_card():
 def test_lay_off_message_agrees_in_number(cards, en, de):
     g = pos(ROMME, "5S 6S 7S", f"{cards} 2D")
     err = rejects(g, f"add 1 {cards}", "cards.layoff")
-    assert en in err.message() and de in err.message("de")
+    assert en in error_text(err) and de in error_text(err, "de")
 
 
 @pytest.mark.parametrize("lang,text", [("en", "valid"), ("de", "Farben")])

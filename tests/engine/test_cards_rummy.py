@@ -9,6 +9,7 @@ from engine.errors import RummyError
 from engine.game import load_game, new_game
 from engine.pieces import parse_faces
 from engine.rules import RUMMY
+from i18n import error_text
 from rummy_tools.cards_cli import card_score, card_turn, card_validate
 
 
@@ -32,7 +33,7 @@ def rejects(g: CardGame, text: str, code: str, seat: int = 0) -> RummyError:
     before = g.to_json()
     with pytest.raises(RummyError) as info:
         g.apply(seat, text)
-    assert info.value.code == code, info.value.message()
+    assert info.value.code == code, error_text(info.value)
     assert g.to_json() == before
     return info.value
 

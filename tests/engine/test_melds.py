@@ -6,6 +6,7 @@ from engine.errors import RummyError
 from engine.melds import analyse, is_valid, joker_meanings
 from engine.pieces import format_faces, parse_faces
 from engine.rules import RUMMIKUB, STEIN
+from i18n import error_text
 
 LINEAR = RUMMIKUB.meld_spec
 WRAP = STEIN.meld_spec
@@ -68,8 +69,8 @@ def test_invalid_melds_say_why():
     assert code_of("R1 R3 R4") == "meld.run_gap"
     assert code_of("R1 R2 R2") == "meld.run_duplicate"
     assert code_of("B5 R6 Y7") == "meld.mixed"
-    msg = RummyError("meld.run_gap", where="Meld 3 ", where_de="", pieces="(R1 R3 R4)", gap="R2")
-    assert "Meld 3 (R1 R3 R4): the run has a gap at R2" in msg.message()
+    msg = RummyError("meld.run_gap", where="Meld 3 ", pieces="(R1 R3 R4)", gap="R2")
+    assert "Meld 3 (R1 R3 R4): the run has a gap at R2" in error_text(msg)
 
 
 def test_gap_filled_by_joker():
