@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
-from .card import moves, turn
+from .card import moves
 from .card.parse import has_jokers, joker_token, parse_card_commands, read_message, refuse_jokers
 from .card.scoring import (
     match_target,
@@ -49,6 +49,7 @@ from .card.scoring import (
     strike_points,
 )
 from .card.table import TableMeld, arrange, extended
+from .card.turn import copy_turn, finish, new_turn, nobody_can_go_out, take_back
 from .card.variants import draw_count
 from .card.words import CardRummyError, card_error, card_verbs, run_gap
 from .commands import Command
@@ -136,7 +137,7 @@ class CardGame(PieceGame):
     result: Result | None = field(default=None, metadata=optional_record(Result))
     shuffles: int = 0  # reshuffles made (seeds the next shuffle)
     reshuffles: int = 0  # how often the stock ran out and was rebuilt
-    turn: dict[str, Any] = field(default=None, metadata=state(load=_load_turn, copy=turn.copy_turn))
+    turn: dict[str, Any] = field(default=None, metadata=state(load=_load_turn, copy=copy_turn))
     knocks: list[dict[str, Any] | None] = field(
         default=None, metadata=state(load=_copy_knocks, copy=_copy_knocks)
     )
@@ -150,7 +151,7 @@ class CardGame(PieceGame):
         if self.deck is None:
             self.deck = self.rules.deck(len(self.players))
         if self.turn is None:
-            self.turn = turn.new_turn(self.opened[self.current])
+            self.turn = new_turn(self.opened[self.current])
         if self.knocks is None:
             self.knocks = [None] * len(self.players)
 
@@ -323,7 +324,7 @@ class CardGame(PieceGame):
 
     def nobody_can_go_out(self) -> bool:
         """The sound stalemate test (:func:`engine.card.turn.nobody_can_go_out`)."""
-        return turn.nobody_can_go_out(self)
+        return nobody_can_go_out(self)
 
     def _fake_id(self, face: Face) -> int:
         if self._face_ids is None:
@@ -405,8 +406,8 @@ class CardGame(PieceGame):
         takes all) scores nothing without a winner."""
         if self.status != "playing":
             raise RummyError("game.over")
-        turn.take_back(self)
-        return turn.finish(self, reason, None)
+        take_back(self)
+        return finish(self, reason, None)
 
     def timeout(self) -> list[Event]:
         """The mover's time ran out: this turn's table plays are taken back, a pending knock meld
@@ -417,7 +418,7 @@ class CardGame(PieceGame):
         work = self.copy()
         seat = work.current
         events: list[Event] = []
-        turn.take_back(work)
+        take_back(work)
         if work.turn["knock_due"]:
             events += moves.meld_knocked_card(work, seat)
         if not work.turn["drawn"]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..cardplan import card_hint
 from ..commands import Command
 from ..errors import RummyError
 from ..game import Event
@@ -278,8 +279,6 @@ def hint(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Ev
     """A private hint for the mover (engine/cardplan.py :func:`card_hint`): what to do first
     (draw, pick, meld the knocked card) or the best meld-and-lay-off plan with its discard,
     typed exactly as the engine accepts it. Changes nothing."""
-    from ..cardplan import card_hint
-
     if not g.rules.help_allowed:
         raise RummyError("help.not_allowed")
     found = card_hint(g, seat)
