@@ -84,7 +84,7 @@ class Messages:
             view = state.public_view()
             png = await self.render(renderer.table, view, "en")
             if png:
-                out.append(TablePicture(live.id, png, view.turn_no))
+                out.append(TablePicture(live.id, png, view.turn_no, view))
         for seat in changed:
             info = live.seats[seat]
             if info.is_bot:
@@ -149,10 +149,10 @@ class Messages:
             return None
         return png if isinstance(png, bytes | bytearray) else None
 
-    async def table_picture(self, live: LiveGame, lang: str) -> bytes | None:
-        if self.renderer is None or live.state is None:
+    async def table_picture(self, view: Any, lang: str) -> bytes | None:
+        if self.renderer is None or view is None:
             return None
-        return await self.render(self.renderer.table, live.state.public_view(), lang)
+        return await self.render(self.renderer.table, view, lang)
 
     async def rack_picture(self, pieces: Sequence[Any], lang: str) -> bytes | None:
         if self.renderer is None:

@@ -72,12 +72,13 @@ class PublicText(_Worded):
 
 @dataclass(frozen=True, slots=True)
 class TablePicture:
-    """The table as a PNG, after a change everybody may see (in the service's default
-    language; :meth:`GameService.render_table` draws it in another)."""
+    """The table as a PNG, after a change everybody may see, drawn in English from ``view``
+    (the public view it shows; :meth:`GameService.render_view` draws it in another language)."""
 
     game_id: str
     png: bytes
     turn_no: int
+    view: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -306,10 +306,12 @@ class GameService:
 
     async def render_table(self, game_id: str, lang: str = "en") -> bytes | None:
         """The running game's table picture in ``lang`` (None without a renderer)."""
-        live = self.registry.get(game_id)
-        if live is None:
-            return None
-        return await self.messages.table_picture(live, lang)
+        return await self.messages.table_picture(self.view(game_id), lang)
+
+    async def render_view(self, view: Any, lang: str = "en") -> bytes | None:
+        """The table picture of a public view (e.g. a :class:`TablePicture`'s ``view``) in
+        ``lang`` (None without a renderer or when drawing fails)."""
+        return await self.messages.table_picture(view, lang)
 
     async def render_rack(self, pieces: Sequence[str], lang: str = "en") -> bytes | None:
         """A rack picture in ``lang`` (None without a renderer or when drawing fails)."""

@@ -26,6 +26,7 @@ from bot.service import ErrorReply, GameService, ManualClock, ServiceConfig, Ser
 from bot.service.replay import restore
 from bot.service.soak import verify_db, verify_game
 from bot.store import CommandWrite, SqliteStore
+from i18n import error_text
 from tests.bot.store_helpers import fill, tmpfs
 
 T0 = 1_700_000_000.0
@@ -433,7 +434,7 @@ async def test_hostile_strings_and_wrong_types_get_typed_errors(h: Harness):
     with pytest.raises(ServiceError) as caught:
         await s.register_player("\ud800", "X")
     assert caught.value.code == "input.invalid"
-    assert "kein gültiger Text" in caught.value.message("de")
+    assert "kein gültiger Text" in error_text(caught.value, "de")
     # a name with a lone surrogate is cleaned, not refused
     await s.register_player("erin", "Er\ud800in", "en")
     assert (await h.store.get_player("erin")).name == "Er?in"

@@ -87,6 +87,7 @@ async def test_pictures_come_from_the_renderer_port_in_the_reader_language(tmp_p
         tables = [o for o in out if isinstance(o, TablePicture)]
         racks = {o.to: o for o in out if isinstance(o, PrivateRack)}
         assert [t.png for t in tables] == [b"table-en"]
+        assert await service.render_view(tables[0].view, "de") == b"table-de"
         assert racks["alice"].png == b"rack-en" and racks["bob"].png == b"rack-de"
         assert racks["bob"].text.startswith("Deine Steine (14): ")
         assert racks["bob"].message("en").startswith("Your rack (14): ")
