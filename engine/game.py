@@ -45,24 +45,11 @@ class Event:
     private: bool = False
     pieces: tuple[str, ...] = ()
 
-    # TRANSITIONAL: the old text API for callers not yet wording events with i18n.event_text
-    # (bot/service, bot/console); removed once grep finds no caller.
-    @property
-    def text(self) -> str:
-        return self.message("en")
 
-    @property
-    def text_de(self) -> str:
-        return self.message("de")
-
-    def message(self, lang: str = "en") -> str:
-        return last_event_text(self, (), lang)
-
-
-def last_event_text(event: Event, names: Sequence[str] = (), lang: str = "en") -> str:
+def last_event_text(event: Event, names: Sequence[str] = ()) -> str:
     """The English sentence of an event, for the one place a game keeps a sentence in its saved
     state (``CardGame.last_event``, pinned by saved games): the engine's only use of i18n."""
-    return event_text(event, lang, names)
+    return event_text(event, "en", names)
 
 
 @dataclass(slots=True)

@@ -226,13 +226,17 @@ class TileGame(PieceGame):
             lines.append(f"{no:>2}: {format_faces(faces)}{claim}{mark}")
         return "\n".join(lines) if lines else "(empty table)"
 
-    def public_view(self) -> PublicView:
-        changed = set(self.last_changed)
-        melds = []
-        for no, meld in enumerate(self.table, 1):
+    def working_melds(self) -> list[MeldView]:
+        """The mover's working table as data, numbered as players type it (``kind`` None: not
+        valid yet; ``changed``: the positions of pieces played this turn), for the edge to show."""
+        return self._meld_views(self.turn.table, set(self.turn.played))
+
+    def _meld_views(self, melds: Sequence[Meld], changed: set[int]) -> list[MeldView]:
+        views = []
+        for no, meld in enumerate(melds, 1):
             faces = self.faces(meld.ids)
             found = readings(faces, self.rules.meld_spec)
-            melds.append(
+            views.append(
                 MeldView(
                     number=no,
                     pieces=[str(f) for f in faces],
@@ -241,6 +245,10 @@ class TileGame(PieceGame):
                     changed=[k for k, i in enumerate(meld.ids) if i in changed],
                 )
             )
+        return views
+
+    def public_view(self) -> PublicView:
+        melds = self._meld_views(self.table, set(self.last_changed))
         scores = self.result.points if self.result else [0.0] * len(self.players)
         seats = [
             SeatView(seat, name, len(self.racks[seat]), self.opened[seat], scores[seat])
