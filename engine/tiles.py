@@ -342,17 +342,9 @@ class TileGame(PieceGame):
         """The working melds the solver must leave alone (claims)."""
         return claims.fixed_melds(self, seat)
 
-    def joker_faults(self, *, final: bool = True) -> list[RummyError]:
-        """What the working table breaks of the table-joker rules (engine/tile/jokers.py)."""
-        return joker_faults(self, final=final)
-
     def check_turn(self, seat: int) -> None:
         """Why the turn cannot end now, or nothing (engine/tile/ending.py)."""
         ending.check_turn(self, seat)
-
-    def check_solution(self, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
-        """Would ``place`` accept this solver table? (engine/tile/help.py)"""
-        help.check_solution(self, melds, placed)
 
 
 Handler = Callable[[TileGame, int, Command], list[Event]]

@@ -15,7 +15,16 @@ from ..pieces import Face, format_faces
 from ..solver import SolverBudgetExceeded, solve
 from .claims import fixed_melds
 from .jokers import joker_faults
-from .turn import HELP_BUDGET, Meld, arrange, from_rack, nested, start_jokers, working_event
+from .turn import (
+    HELP_BUDGET,
+    Meld,
+    arrange,
+    from_rack,
+    nested,
+    play_from_rack,
+    start_jokers,
+    working_event,
+)
 
 if TYPE_CHECKING:
     from ..tiles import TileGame
@@ -28,7 +37,6 @@ def solve_working(
     (raises ``SolverBudgetExceeded`` beyond it, so a player never waits long).
     ``jokers_stay``: table melds holding a joker are only kept or extended (the retry when
     the best play would move a table joker away from its meld)."""
-
     return solve(
         g.table_faces(working=True),
         g.faces(g.turn.rack),
@@ -47,7 +55,6 @@ def solve_keeping_jokers(g: TileGame, seat: int, must_place: Sequence[Face] | No
     (:func:`check_solution`) the best play that keeps every joker meld whole instead.
     Returns the play (None: none such within the budget) and the error that refused the
     first one (None when it was accepted)."""
-
     solution = solve_working(g, seat, must_place)
     if not solution.count:
         return solution, None
@@ -146,9 +153,7 @@ def adopt_solution(g: TileGame, melds: list[list[Face]], placed: list[int]) -> N
     g.turn.table = new_table
     for meld in new_table:
         meld.ids = arrange(g, meld.ids)
-    for i in placed:
-        g.turn.rack.remove(i)
-        g.turn.played.append(i)
+    play_from_rack(g, placed)
     on_table = {i for m in new_table for i in m.ids}
     faults = [
         f
@@ -167,5 +172,4 @@ def place_refused(fault: RummyError) -> RummyError:
 
 def hint(g: TileGame, seat: int, c: Command) -> list[Event]:
     """A private move the engine accepts as typed, for the state of the turn (engine/hints.py)."""
-
     return tile_hint(g, seat)

@@ -30,6 +30,7 @@ from .turn import (
     from_meld,
     from_rack,
     on_table_at_start,
+    play_from_rack,
     private_event,
     reset_turn,
     table_changed,
@@ -104,9 +105,7 @@ def meld(g: TileGame, seat: int, c: Command) -> list[Event]:
     for faces in c.melds:
         analyse(list(faces), g.rules.meld_spec)  # a new meld must be valid at once
         ids = from_rack(g, faces, prefer=g.turn.freed)
-        for i in ids:
-            g.turn.rack.remove(i)
-            g.turn.played.append(i)
+        play_from_rack(g, ids)
         g.turn.table.append(Meld(arrange(g, ids)))
         laid.append(format_faces(g.faces(g.turn.table[-1].ids)))
     return [working_event(g, seat, "meld", melds=" | ".join(laid))]
@@ -116,9 +115,7 @@ def add(g: TileGame, seat: int, c: Command) -> list[Event]:
     number = c.meld or 0
     meld = touch(g, seat, number)
     ids = from_rack(g, c.pieces, prefer=g.turn.freed)
-    for i in ids:
-        g.turn.rack.remove(i)
-        g.turn.played.append(i)
+    play_from_rack(g, ids)
     insert(g, number, meld, ids)
     return [working_event(g, seat, "add", meld=number, pieces=format_faces(c.pieces))]
 
@@ -266,9 +263,7 @@ def swap(g: TileGame, seat: int, c: Command) -> list[Event]:
     new_faces = g.faces(new_ids)
     if positional_reading(new_faces, spec) is None:
         raise explain_invalid(new_faces, spec, number)
-    for i in ids:
-        g.turn.rack.remove(i)
-        g.turn.played.append(i)
+    play_from_rack(g, ids)
     meld.ids = arrange(g, new_ids)
     g.turn.rack.extend(freed)
     for joker in freed:  # back in the rack: a joker laid this turn is simply unplayed

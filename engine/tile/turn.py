@@ -174,6 +174,13 @@ def from_rack(g: TileGame, faces: Sequence[Face], prefer: Sequence[int] = ()) ->
     return chosen
 
 
+def play_from_rack(g: TileGame, ids: Sequence[int]) -> None:
+    """Move these rack pieces to the table side of the turn (played this turn)."""
+    for i in ids:
+        g.turn.rack.remove(i)
+        g.turn.played.append(i)
+
+
 def meld_at(g: TileGame, number: int | None) -> Meld:
     assert number is not None
     if not 1 <= number <= len(g.turn.table):
