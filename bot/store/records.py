@@ -16,14 +16,14 @@ from typing import Any, Literal
 
 from engine.codec import canonical_json, from_data, to_data
 
+#: the store's JSON columns are canonical JSON; this alias is kept only for
+#: tests/league/test_league_service.py and test_league_parts.py until they import
+#: engine.codec.canonical_json (asked in requests.md)
+dumps = canonical_json
+
 GameStatus = Literal["lobby", "playing", "finished", "cancelled", "quarantined"]
 UNFINISHED: tuple[GameStatus, ...] = ("lobby", "playing")
 STATUSES: tuple[GameStatus, ...] = ("lobby", "playing", "finished", "cancelled", "quarantined")
-
-
-#: the store's JSON columns are canonical JSON (sorted keys, no spaces); kept under this name
-#: for bot/service/lobby.py, which imports it from here
-dumps = canonical_json
 
 
 @dataclass(frozen=True, slots=True)

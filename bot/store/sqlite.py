@@ -52,6 +52,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from engine.codec import canonical_json
+
 from .base import Store, StoreConflict, StoreError, StoreInvalid, StoreLocked, StoreOwnerLost
 from .files import DatabaseFile
 from .lease import (
@@ -90,7 +92,6 @@ from .records import (
     PlayerRecord,
     ResultRow,
     Seat,
-    dumps,
     seats_to_json,
 )
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrate
@@ -536,7 +537,7 @@ class SqliteStore(DatabaseFile, Store):
                             game.snapshot_json,
                             game.snapshot_seq,
                             game.seq,
-                            dumps(game.meta),
+                            canonical_json(game.meta),
                         ),
                     )
                 ],
@@ -725,7 +726,7 @@ class SqliteStore(DatabaseFile, Store):
         _text("game id", game_id)
         expected = _statuses(expect)
         sql = "UPDATE games SET meta = ?, updated_at = ? WHERE id = ?"
-        params: list[Any] = [dumps(meta), at, game_id]
+        params: list[Any] = [canonical_json(meta), at, game_id]
         if expected is not None:
             sql += f" AND status IN ({', '.join('?' * len(expected))})"
             params += expected
@@ -868,7 +869,7 @@ class SqliteStore(DatabaseFile, Store):
             [
                 (
                     "INSERT OR REPLACE INTO kv (namespace, key, json) VALUES (?, ?, ?)",
-                    (r.namespace, r.key, dumps(r.value)),
+                    (r.namespace, r.key, canonical_json(r.value)),
                 )
                 for r in rows
             ],

@@ -9,8 +9,10 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from engine.codec import canonical_json
+
 from .base import StoreConflict, StoreOwnerLost
-from .records import CommandWrite, dumps
+from .records import CommandWrite
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -131,7 +133,7 @@ def write_commands(
             int(r.winner),
             r.reason,
             r.finished_at,
-            dumps(r.details),
+            canonical_json(r.details),
         )
         for w in writes
         for r in w.results
@@ -145,7 +147,7 @@ def write_commands(
             )
         except sqlite3.IntegrityError as exc:
             raise StoreConflict(f"result rows conflict with stored ones: {exc}") from exc
-    kv_rows = [(k.namespace, k.key, dumps(k.value)) for w in writes for k in w.kv]
+    kv_rows = [(k.namespace, k.key, canonical_json(k.value)) for w in writes for k in w.kv]
     if kv_rows:
         conn.executemany(
             "INSERT OR REPLACE INTO kv (namespace, key, json) VALUES (?, ?, ?)", kv_rows
