@@ -4,7 +4,6 @@ other commands keep (only ``unclaim`` ends a claim)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..commands import Command
 from ..errors import RummyError
@@ -12,13 +11,10 @@ from ..game import Event
 from ..melds import (
     readings,
 )
-from .turn import Meld, meld_at, touch, working_event
-
-if TYPE_CHECKING:
-    from ..tiles import TileGame
+from .turn import Meld, TurnContext, meld_at, touch, working_event
 
 
-def claim(g: TileGame, seat: int, c: Command) -> list[Event]:
+def claim(g: TurnContext, seat: int, c: Command) -> list[Event]:
     if not g.rules.claims:
         raise RummyError("turn.not_allowed", command="claim", preset=g.rules.name)
     number = c.meld or 0
@@ -34,7 +30,7 @@ def claim(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "claim", meld=number)]
 
 
-def unclaim(g: TileGame, seat: int, c: Command) -> list[Event]:
+def unclaim(g: TurnContext, seat: int, c: Command) -> list[Event]:
     if not g.rules.claims:
         raise RummyError("turn.not_allowed", command="unclaim", preset=g.rules.name)
     number = c.meld or 0
@@ -47,25 +43,25 @@ def unclaim(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "unclaim", meld=number)]
 
 
-def keep_claim(g: TileGame, meld: Meld, number: int, leaving: Sequence[int]) -> None:
+def keep_claim(g: TurnContext, meld: Meld, number: int, leaving: Sequence[int]) -> None:
     """Only ``unclaim`` ends a claim: a command may not take every tile out of one."""
     if meld.claim is not None and set(meld.ids) <= set(leaving):
         raise RummyError("claim.dissolve_first", meld=number)
 
 
-def formed_this_turn(g: TileGame, meld: Meld) -> bool:
+def formed_this_turn(g: TurnContext, meld: Meld) -> bool:
     """A claim comes from the hand or is formed on the table (RULES.md "Preset stein_plus"):
     the meld is not one that lay on the table, exactly these tiles, at the turn's start."""
     return set(meld.ids) not in [set(m.ids) for m in g.table]
 
 
-def was_claimed_by(g: TileGame, seat: int, meld: Meld) -> bool:
+def was_claimed_by(g: TurnContext, seat: int, meld: Meld) -> bool:
     """The meld is the seat's own claim of the turn's start, unclaimed this turn (claiming it
     again simply takes the unclaim back)."""
     return any(set(m.ids) == set(meld.ids) and m.claim == seat for m in g.table)
 
 
-def fixed_melds(g: TileGame, seat: int) -> set[int]:
+def fixed_melds(g: TurnContext, seat: int) -> set[int]:
     """Melds the solver must leave alone: every claim - others' may not be touched, and
     only ``unclaim`` ends one's own (RULES.md "Preset stein_plus")."""
     return {k for k, m in enumerate(g.turn.table) if m.claim is not None}

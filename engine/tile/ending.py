@@ -3,7 +3,7 @@ the end-of-turn check, committing the working copy, the next player, scoring, ti
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..commands import Command
 from ..errors import RummyError
@@ -17,6 +17,7 @@ from ..scoring import score_tile_game, tile_details, tile_ranks
 from .jokers import joker_faults
 from .turn import (
     Turn,
+    TurnContext,
     arrange,
     draws_complete,
     event,
@@ -35,11 +36,8 @@ from .turn import (
     touch,
 )
 
-if TYPE_CHECKING:
-    from ..tiles import TileGame
 
-
-def done(g: TileGame, seat: int, c: Command) -> list[Event]:
+def done(g: TurnContext, seat: int, c: Command) -> list[Event]:
     require_draws(g)
     if g.is_stein and g.turn.rack:
         raise RummyError("turn.must_discard")
@@ -50,7 +48,7 @@ def done(g: TileGame, seat: int, c: Command) -> list[Event]:
     return commit(g, seat) + end_turn(g, seat)
 
 
-def discard(g: TileGame, seat: int, c: Command) -> list[Event]:
+def discard(g: TurnContext, seat: int, c: Command) -> list[Event]:
     """End a Stein turn by discarding a tile. A player who has laid every tile may discard
     a table tile whose removal leaves every meld valid (RULES.md "Preset stein": the last
     tile may come "from the table or the hand"): ``discard N PIECE``, or ``discard PIECE``
@@ -75,7 +73,7 @@ def discard(g: TileGame, seat: int, c: Command) -> list[Event]:
     return events + end_turn(g, seat)
 
 
-def take_off_table(g: TileGame, seat: int, number: int | None, face: Face) -> int:
+def take_off_table(g: TurnContext, seat: int, number: int | None, face: Face) -> int:
     """Take the table tile ``face`` (of meld ``number``, or of the first meld that stays
     valid without it) off the working table for the last discard; the meld must stay
     valid. Touching the meld follows the usual rules (claims, opening, table jokers)."""
@@ -117,7 +115,7 @@ def take_off_table(g: TileGame, seat: int, number: int | None, face: Face) -> in
     raise first_fault
 
 
-def check_turn(g: TileGame, seat: int) -> None:
+def check_turn(g: TurnContext, seat: int) -> None:
     """Why the turn cannot end now (or nothing): every meld valid as it lies (jokers read
     by position) and every claim a group of four, named together; then the joker rules
     (:func:`~engine.tile.jokers.joker_faults`); then the opening (RULES.md per preset)."""
@@ -150,7 +148,7 @@ def check_turn(g: TileGame, seat: int) -> None:
             raise RummyError("opening.no_meld")
 
 
-def commit(g: TileGame, seat: int) -> list[Event]:
+def commit(g: TurnContext, seat: int) -> list[Event]:
     """Make the working table and rack the game's own."""
     events: list[Event] = []
     start_melds = {tuple(m.ids) for m in g.table}
@@ -167,7 +165,7 @@ def commit(g: TileGame, seat: int) -> list[Event]:
     return events
 
 
-def end_turn(g: TileGame, seat: int) -> list[Event]:
+def end_turn(g: TurnContext, seat: int) -> list[Event]:
     """After a committed turn: win, stalemate, or the next player."""
     table_changed = bool(g.turn.played) or bool(g.turn.taken)
     if not g.racks[seat]:
@@ -187,7 +185,7 @@ def end_turn(g: TileGame, seat: int) -> list[Event]:
     return [event(g, "turn", g.current)]
 
 
-def finish(g: TileGame, reason: str, winner: int | None) -> list[Event]:
+def finish(g: TurnContext, reason: str, winner: int | None) -> list[Event]:
     g.status = "finished"
     lefts = [g.faces(r) for r in g.racks]
     claims = [sum(1 for m in g.table if m.claim == s) for s in range(len(g.players))]
@@ -219,7 +217,7 @@ def finish(g: TileGame, reason: str, winner: int | None) -> list[Event]:
     return [event(g, "game_over", None, key)]
 
 
-def timeout(g: TileGame) -> list[Event]:
+def timeout(g: TurnContext) -> list[Event]:
     """The preset's time-out action for the player to move (RULES.md)."""
     if g.status != "playing":
         raise RummyError("game.over")
@@ -253,7 +251,7 @@ def timeout(g: TileGame) -> list[Event]:
     return events + end_turn(g, seat)
 
 
-def end(g: TileGame, reason: str = "ended") -> list[Event]:
+def end(g: TurnContext, reason: str = "ended") -> list[Event]:
     """End the game now (organiser's decision or abandonment), scored by what is left."""
     if g.status != "playing":
         raise RummyError("game.over")

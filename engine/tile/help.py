@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..commands import Command
 from ..errors import RummyError
@@ -18,6 +17,7 @@ from .jokers import joker_faults
 from .turn import (
     HELP_BUDGET,
     Meld,
+    TurnContext,
     arrange,
     from_rack,
     nested,
@@ -26,12 +26,9 @@ from .turn import (
     working_event,
 )
 
-if TYPE_CHECKING:
-    from ..tiles import TileGame
-
 
 def solve_working(
-    g: TileGame, seat: int, must_place: Sequence[Face] | None, *, jokers_stay: bool = False
+    g: TurnContext, seat: int, must_place: Sequence[Face] | None, *, jokers_stay: bool = False
 ):
     """The exact solver on the working table, within :data:`HELP_BUDGET` DP states
     (raises ``SolverBudgetExceeded`` beyond it, so a player never waits long).
@@ -50,7 +47,7 @@ def solve_working(
     )
 
 
-def solve_keeping_jokers(g: TileGame, seat: int, must_place: Sequence[Face] | None):
+def solve_keeping_jokers(g: TurnContext, seat: int, must_place: Sequence[Face] | None):
     """:func:`solve_working`, and when its table would move a table joker out of its meld
     (:func:`check_solution`) the best play that keeps every joker meld whole instead.
     Returns the play (None: none such within the budget) and the error that refused the
@@ -71,7 +68,7 @@ def solve_keeping_jokers(g: TileGame, seat: int, must_place: Sequence[Face] | No
         return kept, moved
 
 
-def place(g: TileGame, seat: int, c: Command) -> list[Event]:
+def place(g: TurnContext, seat: int, c: Command) -> list[Event]:
     """Let the solver fit exactly these rack pieces into the table (where help is on)."""
     if not g.rules.help_allowed:
         raise RummyError("help.not_allowed")
@@ -91,14 +88,14 @@ def place(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "place", pieces=format_faces(c.pieces))]
 
 
-def check_solution(g: TileGame, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
+def check_solution(g: TurnContext, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
     """Would ``place`` accept this solver table (the working table plus ``placed``)? Raises
     the ``place.impossible`` error when it moves a table joker; no solving is repeated."""
     probe = g.copy()
     adopt_solution(probe, [list(m) for m in melds], from_rack(probe, placed))
 
 
-def adopt_solution(g: TileGame, melds: list[list[Face]], placed: list[int]) -> None:
+def adopt_solution(g: TurnContext, melds: list[list[Face]], placed: list[int]) -> None:
     """Rebuild the working table from solver melds, reusing ids, or raise
     ``place.impossible`` and change nothing.
 
@@ -170,6 +167,6 @@ def place_refused(fault: RummyError) -> RummyError:
     return RummyError("place.impossible", reason=reason)
 
 
-def hint(g: TileGame, seat: int, c: Command) -> list[Event]:
+def hint(g: TurnContext, seat: int, c: Command) -> list[Event]:
     """A private move the engine accepts as typed, for the state of the turn (engine/hints.py)."""
     return tile_hint(g, seat)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import RummyError
 from ..melds import (
@@ -13,11 +13,7 @@ from ..melds import (
     positional_reading,
 )
 from ..pieces import format_faces
-from .turn import held_jokers
-
-if TYPE_CHECKING:
-    from ..tiles import TileGame
-
+from .turn import TurnContext, held_jokers
 
 _ALTERNATIVES = {1: "why.stands_for.one", 2: "why.stands_for.two", 3: "why.stands_for.three"}
 
@@ -47,7 +43,7 @@ def stands_for(found: Reading) -> dict[str, Any] | str:
     }
 
 
-def joker_faults(g: TileGame, *, final: bool = True) -> list[RummyError]:
+def joker_faults(g: TurnContext, *, final: bool = True) -> list[RummyError]:
     """What the working table breaks of the rules on table jokers, one error per fault:
 
     - a joker on the table at the start of the turn that was not freed stays with real
@@ -97,7 +93,7 @@ def joker_faults(g: TileGame, *, final: bool = True) -> list[RummyError]:
     return faults
 
 
-def freed_faults(g: TileGame, where: dict[int, int]) -> list[RummyError]:
+def freed_faults(g: TurnContext, where: dict[int, int]) -> list[RummyError]:
     """Rummikub: every joker freed this turn lies in a new meld - not one holding all the
     tiles of a meld that lay on the table at the turn's start - with a rack tile played this
     turn (RULES.md "Preset rummikub", Jokers)."""
@@ -134,11 +130,11 @@ def freed_faults(g: TileGame, where: dict[int, int]) -> list[RummyError]:
     return faults
 
 
-def fault_keys(g: TileGame) -> set[tuple[str, Any]]:
+def fault_keys(g: TurnContext) -> set[tuple[str, Any]]:
     return {(f.code, f.params.get("joker")) for f in joker_faults(g, final=False)}
 
 
-def refuse_split(g: TileGame, number: int) -> None:
+def refuse_split(g: TurnContext, number: int) -> None:
     """After splitting meld ``number``: refuse, naming that meld, when the split parted the
     tiles of a Rummikub joker meld (``joker_meld_no_split``; no command adds such a fault, so
     any is this split's)."""

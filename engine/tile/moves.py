@@ -4,8 +4,6 @@ the worked-on copy of the game (engine/tiles.py runs them)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..commands import Command
 from ..errors import RummyError
 from ..game import Event
@@ -22,6 +20,7 @@ from .ending import end_turn
 from .jokers import refuse_split, stands_for
 from .turn import (
     Meld,
+    TurnContext,
     arrange,
     draws_complete,
     draws_done_error,
@@ -39,11 +38,8 @@ from .turn import (
     working_event,
 )
 
-if TYPE_CHECKING:
-    from ..tiles import TileGame
 
-
-def draw(g: TileGame, seat: int, c: Command) -> list[Event]:
+def draw(g: TurnContext, seat: int, c: Command) -> list[Event]:
     if g.is_stein:
         if draws_complete(g):
             raise draws_done_error(g)
@@ -71,7 +67,7 @@ def draw(g: TileGame, seat: int, c: Command) -> list[Event]:
     return events + end_turn(g, seat)
 
 
-def pick(g: TileGame, seat: int, c: Command) -> list[Event]:
+def pick(g: TurnContext, seat: int, c: Command) -> list[Event]:
     if not g.is_stein:
         raise RummyError("turn.not_allowed", command="pick", preset=g.rules.name)
     if g.turn.picked >= g.rules.discard_picks_per_turn:
@@ -100,7 +96,7 @@ def pick(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [event(g, "pick", seat, shown=(p,), piece=p)]
 
 
-def meld(g: TileGame, seat: int, c: Command) -> list[Event]:
+def meld(g: TurnContext, seat: int, c: Command) -> list[Event]:
     laid = []
     for faces in c.melds:
         analyse(list(faces), g.rules.meld_spec)  # a new meld must be valid at once
@@ -111,7 +107,7 @@ def meld(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "meld", melds=" | ".join(laid))]
 
 
-def add(g: TileGame, seat: int, c: Command) -> list[Event]:
+def add(g: TurnContext, seat: int, c: Command) -> list[Event]:
     number = c.meld or 0
     meld = touch(g, seat, number)
     ids = from_rack(g, c.pieces, prefer=g.turn.freed)
@@ -120,7 +116,7 @@ def add(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "add", meld=number, pieces=format_faces(c.pieces))]
 
 
-def insert(g: TileGame, number: int, meld: Meld, ids: list[int]) -> None:
+def insert(g: TurnContext, number: int, meld: Meld, ids: list[int]) -> None:
     """Add pieces to a meld. A single tile that duplicates an inner tile of a valid run
     splits the run there (RULES.md example: B2-B6 + B4 gives B2 B3 B4 | B4 B5 B6). A split
     that parts the tiles of a Rummikub joker meld is refused after the command
@@ -144,7 +140,7 @@ def insert(g: TileGame, number: int, meld: Meld, ids: list[int]) -> None:
     meld.ids = arrange(g, meld.ids + ids)
 
 
-def move(g: TileGame, seat: int, c: Command) -> list[Event]:
+def move(g: TurnContext, seat: int, c: Command) -> list[Event]:
     number = c.meld or 0
     source = touch(g, seat, number)
     moving = from_meld(g, source, number, c.pieces)
@@ -174,7 +170,7 @@ def move(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "move", meld=number, dest=dest, pieces=format_faces(c.pieces))]
 
 
-def split(g: TileGame, seat: int, c: Command) -> list[Event]:
+def split(g: TurnContext, seat: int, c: Command) -> list[Event]:
     """Split meld ``number`` before the named piece; each part is laid in its table order
     (a meld the player put together out of order reads as it is, so ``done`` takes it).
     Rummikub ``joker_meld_no_split``: a split that parts the tiles of a joker meld is refused
@@ -196,7 +192,7 @@ def split(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "split", meld=number, piece=str(c.pieces[0]))]
 
 
-def join(g: TileGame, seat: int, c: Command) -> list[Event]:
+def join(g: TurnContext, seat: int, c: Command) -> list[Event]:
     number, other = c.meld or 0, int(c.target or 0)
     first = touch(g, seat, number)
     second = touch(g, seat, other)
@@ -209,7 +205,7 @@ def join(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "join", meld=number, other=other)]
 
 
-def swap(g: TileGame, seat: int, c: Command) -> list[Event]:
+def swap(g: TurnContext, seat: int, c: Command) -> list[Event]:
     """Free a table joker by the tile(s) it stands for, read by where it sits (RULES.md
     "Common ground": ``R4 R5 J`` is freed by R6 only; a group joker by a missing colour,
     in Stein only by the missing fourth tile)."""
@@ -274,7 +270,7 @@ def swap(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "swap", meld=number, pieces=format_faces(c.pieces))]
 
 
-def take(g: TileGame, seat: int, c: Command) -> list[Event]:
+def take(g: TurnContext, seat: int, c: Command) -> list[Event]:
     """Stein: put your joker in place of a table tile and take that tile to the hand."""
     if not g.rules.take_with_joker:
         raise RummyError("turn.not_allowed", command="take", preset=g.rules.name)
@@ -300,13 +296,13 @@ def take(g: TileGame, seat: int, c: Command) -> list[Event]:
     return [working_event(g, seat, "take", meld=number, piece=str(face))]
 
 
-def undo(g: TileGame, seat: int, c: Command) -> list[Event]:
+def undo(g: TurnContext, seat: int, c: Command) -> list[Event]:
     if not g.turn.history:
         raise RummyError("turn.nothing_to_undo")
     g.turn.restore(g.turn.history.pop())
     return [Event("undo", seat, private=True)]
 
 
-def reset(g: TileGame, seat: int, c: Command) -> list[Event]:
+def reset(g: TurnContext, seat: int, c: Command) -> list[Event]:
     reset_turn(g)
     return [Event("reset", seat, private=True)]

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .. import scoring
 from ..errors import RummyError
-from ..game import Event
+from ..game import Event, Result
 from ..melds import (
     Meaning,
     Reading,
@@ -19,10 +19,8 @@ from ..melds import (
     positional_reading,
     readings,
 )
-from ..pieces import Face, format_faces
-
-if TYPE_CHECKING:
-    from ..tiles import TileGame
+from ..pieces import Deck, Face, format_faces
+from ..rules import RuleSet
 
 
 @dataclass(slots=True)
@@ -99,6 +97,39 @@ class Turn:
         return turn
 
 
+class TurnContext(Protocol):
+    """The turn context every handler works on: the worked-on copy of a tile game
+    (:class:`engine.tiles.TileGame`, which runs the handlers). Declared here so that the handler
+    modules need nothing of engine.tiles, not even for types."""
+
+    rules: RuleSet
+    players: list[str]
+    deck: Deck
+    pool: list[int]
+    discards: list[int]
+    racks: list[list[int]]
+    table: list[Meld]
+    opened: list[bool]
+    current: int
+    start_player: int
+    turn_no: int
+    round_no: int
+    status: str
+    result: Result | None
+    quiet: int
+    last_changed: list[int]
+    turn: Turn
+
+    @property
+    def is_stein(self) -> bool: ...
+
+    def faces(self, ids: Any) -> list[Face]: ...
+
+    def table_faces(self, working: bool = False) -> list[list[Face]]: ...
+
+    def copy(self) -> Any: ...
+
+
 UNDOABLE = frozenset(
     ("meld", "add", "move", "split", "join", "swap", "take", "claim", "unclaim", "place", "reset")
 )
@@ -122,7 +153,7 @@ def tiles(n: int) -> dict[str, Any]:
     return {"key": "why.tiles", "count": n}
 
 
-def draws_needed(g: TileGame) -> int:
+def draws_needed(g: TurnContext) -> int:
     """Stein: two draws, at most one from the discard stock, fewer when the stocks run dry."""
     if not g.is_stein:
         return 0
@@ -133,11 +164,11 @@ def draws_needed(g: TileGame) -> int:
     return done + max(0, min(left, possible))
 
 
-def draws_complete(g: TileGame) -> bool:
+def draws_complete(g: TurnContext) -> bool:
     return not g.is_stein or g.turn.drawn + g.turn.picked >= draws_needed(g)
 
 
-def require_draws(g: TileGame) -> None:
+def require_draws(g: TurnContext) -> None:
     if not draws_complete(g):
         raise RummyError(
             "turn.draw_first",
@@ -146,12 +177,12 @@ def require_draws(g: TileGame) -> None:
         )
 
 
-def draws_done_error(g: TileGame) -> RummyError:
+def draws_done_error(g: TurnContext) -> RummyError:
     n = g.turn.drawn + g.turn.picked
     return RummyError("turn.draws_done", tiles=tiles(n))
 
 
-def take_from_pool(g: TileGame, seat: int, count: int) -> list[int]:
+def take_from_pool(g: TurnContext, seat: int, count: int) -> list[int]:
     got = [g.pool.pop() for _ in range(min(count, len(g.pool)))]
     g.racks[seat].extend(got)
     g.turn.rack.extend(got)
@@ -159,7 +190,7 @@ def take_from_pool(g: TileGame, seat: int, count: int) -> list[int]:
     return got
 
 
-def from_rack(g: TileGame, faces: Sequence[Face], prefer: Sequence[int] = ()) -> list[int]:
+def from_rack(g: TurnContext, faces: Sequence[Face], prefer: Sequence[int] = ()) -> list[int]:
     """Rack ids for these faces (each id once); freed jokers are used first."""
     rack = list(g.turn.rack)
     chosen = []
@@ -174,21 +205,21 @@ def from_rack(g: TileGame, faces: Sequence[Face], prefer: Sequence[int] = ()) ->
     return chosen
 
 
-def play_from_rack(g: TileGame, ids: Sequence[int]) -> None:
+def play_from_rack(g: TurnContext, ids: Sequence[int]) -> None:
     """Move these rack pieces to the table side of the turn (played this turn)."""
     for i in ids:
         g.turn.rack.remove(i)
         g.turn.played.append(i)
 
 
-def meld_at(g: TileGame, number: int | None) -> Meld:
+def meld_at(g: TurnContext, number: int | None) -> Meld:
     assert number is not None
     if not 1 <= number <= len(g.turn.table):
         raise RummyError("meld.no_such", meld=number, count=len(g.turn.table))
     return g.turn.table[number - 1]
 
 
-def from_meld(g: TileGame, meld: Meld, number: int, faces: Sequence[Face]) -> list[int]:
+def from_meld(g: TurnContext, meld: Meld, number: int, faces: Sequence[Face]) -> list[int]:
     left = list(meld.ids)
     chosen = []
     for face in faces:
@@ -200,11 +231,11 @@ def from_meld(g: TileGame, meld: Meld, number: int, faces: Sequence[Face]) -> li
     return chosen
 
 
-def on_table_at_start(g: TileGame, piece: int) -> bool:
+def on_table_at_start(g: TurnContext, piece: int) -> bool:
     return any(piece in m.ids for m in g.table)
 
 
-def touch(g: TileGame, seat: int, number: int) -> Meld:
+def touch(g: TurnContext, seat: int, number: int) -> Meld:
     """The rules for touching meld ``number``: opening lock and claims."""
     meld = meld_at(g, number)
     if meld.claim is not None and meld.claim != seat:
@@ -214,7 +245,7 @@ def touch(g: TileGame, seat: int, number: int) -> Meld:
     return meld
 
 
-def may_touch_table(g: TileGame, seat: int) -> bool:
+def may_touch_table(g: TurnContext, seat: int) -> bool:
     if g.opened[seat]:
         return True
     if g.rules.opening_may_add_after_minimum and g.rules.opening_minimum:
@@ -222,7 +253,7 @@ def may_touch_table(g: TileGame, seat: int) -> bool:
     return False
 
 
-def start_jokers(g: TileGame) -> dict[int, tuple[int, Meaning | None]]:
+def start_jokers(g: TurnContext) -> dict[int, tuple[int, Meaning | None]]:
     """Every joker on the table at the start of the turn: the index of its meld there and
     what it stands for, read by position (None when that meld is not valid as it lies).
     Kept for the committed table it was read from (that list is replaced, never changed,
@@ -243,12 +274,12 @@ def start_jokers(g: TileGame) -> dict[int, tuple[int, Meaning | None]]:
     return dict(found)
 
 
-def held_jokers(g: TileGame) -> dict[int, tuple[int, Meaning | None]]:
+def held_jokers(g: TurnContext) -> dict[int, tuple[int, Meaning | None]]:
     """The table jokers not freed this turn: they stay in their melds (RULES.md; DECISIONS)."""
     return {i: v for i, v in start_jokers(g).items() if i not in g.turn.freed}
 
 
-def arrange(g: TileGame, ids: list[int]) -> list[int]:
+def arrange(g: TurnContext, ids: list[int]) -> list[int]:
     """Put a meld's ids in table order when it reads as a valid meld; else keep them. Of
     the readings, the first that keeps most table jokers meaning what they meant at the
     start of the turn (the given order first, when it reads)."""
@@ -268,7 +299,7 @@ def arrange(g: TileGame, ids: list[int]) -> list[int]:
 
 
 def order(
-    g: TileGame, ids: list[int], reading: Reading, held: dict[int, Meaning | None]
+    g: TurnContext, ids: list[int], reading: Reading, held: dict[int, Meaning | None]
 ) -> tuple[list[int], int]:
     """The ids in the order of ``reading``, each joker place given a table joker that meant
     that place at the start of the turn where there is one; and how many such jokers."""
@@ -289,24 +320,24 @@ def order(
     return ordered, kept
 
 
-def table_changed(g: TileGame) -> bool:
+def table_changed(g: TurnContext) -> bool:
     return [m.ids for m in g.turn.table] != [m.ids for m in g.table] or [
         m.claim for m in g.turn.table
     ] != [m.claim for m in g.table]
 
 
-def drop_empty(g: TileGame) -> None:
+def drop_empty(g: TurnContext) -> None:
     g.turn.table = [m for m in g.turn.table if m.ids]
 
 
-def reset_turn(g: TileGame) -> None:
+def reset_turn(g: TurnContext) -> None:
     t = g.turn
     t.table = [m.copy() for m in g.table]
     t.rack = list(g.racks[g.current])
     t.played, t.freed, t.taken, t.history = [], [], [], []
 
 
-def opening_value(g: TileGame) -> int:
+def opening_value(g: TurnContext) -> int:
     """Value of the melds laid from the rack alone this turn (RULES.md opening)."""
     played = set(g.turn.played)
     laid = [g.faces(m.ids) for m in g.turn.table if m.ids and all(i in played for i in m.ids)]
@@ -314,7 +345,7 @@ def opening_value(g: TileGame) -> int:
 
 
 def event(
-    g: TileGame,
+    g: TurnContext,
     kind: str,
     seat: int | None,
     key: str = "",
@@ -333,12 +364,12 @@ def event(
     return Event(kind, seat, params, private, shown)
 
 
-def private_event(g: TileGame, seat: int, kind: str, ids: list[int], key: str = "") -> Event:
+def private_event(g: TurnContext, seat: int, kind: str, ids: list[int], key: str = "") -> Event:
     """A private event naming hidden pieces (``pieces``)."""
     p = format_faces(g.faces(ids))
     return event(g, kind, seat, key, private=True, shown=tuple(p.split()), pieces=p)
 
 
-def working_event(g: TileGame, seat: int, kind: str, **params: Any) -> Event:
+def working_event(g: TurnContext, seat: int, kind: str, **params: Any) -> Event:
     """What the mover did to the working table (private until the turn is committed)."""
     return event(g, kind, seat, private=True, **params)
