@@ -8,6 +8,8 @@
 - :mod:`.table`: table melds and their geometry (runs by position from :mod:`engine.melds`);
 - :mod:`.moves`: the command handlers (draw, pick, meld, add, swap, undo, reset, discard, done,
   hint) over the worked-on copy of the game;
+- :mod:`.hint`: the ``hint`` answer (what to type next, as data), from the exact plan of
+  :mod:`engine.cardplan`;
 - :mod:`.variants`: the Rommé variants with their own commands (a knocking, b declared jokers,
   e announcing, f colour Rommé);
 - :mod:`.turn`: turn order, the talon, the stalemate test and the end of a game.

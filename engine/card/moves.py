@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..cardplan import card_hint
 from ..commands import Command
 from ..errors import RummyError
 from ..game import Event
 from ..melds import analyse, readings
 from ..pieces import Face, format_faces
+from .hint import card_hint
 from .parse import Declaration, has_jokers
 from .table import TableMeld, arrange, extended, joker_meanings, swap_position
 from .turn import check_turn_end, finish, may_reshuffle, next_turn, restore, snapshot, take_talon
@@ -276,7 +276,7 @@ def swap(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Ev
 
 
 def hint(g: CardGame, seat: int, c: Command, declared: Declared = ()) -> list[Event]:
-    """A private hint for the mover (engine/cardplan.py :func:`card_hint`): what to do first
+    """A private hint for the mover (:func:`engine.card.hint.card_hint`): what to do first
     (draw, pick, meld the knocked card) or the best meld-and-lay-off plan with its discard,
     typed exactly as the engine accepts it. Changes nothing."""
     if not g.rules.help_allowed:

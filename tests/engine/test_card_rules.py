@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.rummy_cli import main as rummy_main
-from engine.cardplan import candidate_card_melds, card_hint
+from engine.card.hint import card_hint
+from engine.cardplan import candidate_card_melds
 from engine.cards import CardGame, card_reading, has_jokers
 from engine.errors import RummyError
 from engine.game import new_game
