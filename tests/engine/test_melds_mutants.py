@@ -353,3 +353,19 @@ def test_an_arranged_run_holds_exactly_the_pieces_given(text, spec):
     assert [f.rank for f in reading.stands_for] == [
         (reading.stands_for[0].rank - 1 + i) % 13 + 1 for i in range(len(reading.faces))
     ]
+
+
+def test_run_positions_are_one_geometry_for_tiles_and_cards():
+    """engine.melds is the one place that says which value stands at a run position (RULES.md:
+    Stein and Rommé wrap round the corner, Rommé variant c puts the ace after the king, Rummikub
+    and Rummy are linear); the card table and the card plan read runs through it."""
+    from engine.melds import first_positions, rank_at, span_ok
+
+    assert [rank_at("wrap", p) for p in (1, 13, 14, 15, 26, 27)] == [1, 13, 1, 2, 13, 1]
+    assert [rank_at(mode, 14) for mode in ("linear", "ace_high")] == [1, 1]
+    assert rank_at("linear", 7) == rank_at("ace_high", 7) == rank_at("wrap", 7) == 7
+    assert list(first_positions("ace_high")) == list(range(1, 15))
+    assert list(first_positions("wrap")) == list(first_positions("linear")) == list(range(1, 14))
+    assert span_ok("ace_high", 12, 3, 13) and not span_ok("linear", 12, 3, 13)
+    assert span_ok("wrap", 12, 13, 13) and not span_ok("wrap", 1, 14, 26)
+    assert not span_ok("linear", 0, 3, 13) and not span_ok("linear", 1, 4, 3)
