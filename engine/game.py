@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from typing import Any, Literal
 
 from i18n import event_text  # the engine's one import of i18n (see last_event_text)
 
-from .codec import canonical_json
+from .codec import canonical_json, from_data, to_data
 from .errors import RummyError
 from .rules import RuleSet
 from .variants import variant
@@ -66,11 +66,11 @@ class Result:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return to_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
-        return cls(**data)
+        return from_data(cls, data)
 
 
 @dataclass(slots=True)
@@ -110,7 +110,7 @@ class PublicView:
     result: Result | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return to_data(self)
 
 
 # ---------------------------------------------------------------------- state fields
