@@ -11,6 +11,7 @@ A lost database (another process holds it now) drops every game and stops the se
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from collections.abc import Awaitable
@@ -128,6 +129,36 @@ class GameRegistry:
         return live.id in self.games
 
     # ------------------------------------------------------------------ loading
+
+    async def resume(self) -> list[LiveGame]:
+        """Load every unfinished stored game into memory (the games set aside before stay
+        aside; one that cannot be read or continued is quarantined now); the games loaded."""
+        with contextlib.suppress(StoreError):
+            for game_id, reason, _at in await self.store.quarantined():
+                self.quarantined[game_id] = reason
+
+        def unreadable(game_id: str, reason: str) -> None:
+            bad.append((game_id, reason))
+
+        bad: list[tuple[str, str]] = []
+        records = await self.store.load_unfinished_games(on_bad=unreadable)
+        for game_id, reason in bad:
+            await self.set_aside(game_id, f"its row cannot be read: {reason}")
+        loaded: list[LiveGame] = []
+        for record in records:
+            try:
+                live = await self.load(record)
+            except StoreError as exc:  # the store failed to read: try again at the next start
+                log.error(
+                    "game %s could not be resumed (%s); it stays stored as it is", record.id, exc
+                )
+                continue
+            except Exception as exc:
+                await self.set_aside(record.id, f"cannot be resumed: {reason_of(exc)}")
+                continue
+            self.add(live)
+            loaded.append(live)
+        return loaded
 
     async def load(self, record: GameRecord) -> LiveGame:
         """A stored game in memory. Raises :class:`GameDamaged` (or the engine's error) when

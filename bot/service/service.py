@@ -51,7 +51,7 @@ from typing import Any
 
 from engine.variants import DEFAULT_VARIANT
 
-from ..store import GameRecord, KvRow, PlayerRecord, Seat, StoreError
+from ..store import GameRecord, KvRow, PlayerRecord, Seat
 from .clock import SystemClock
 from .computer import ComputerTurns
 from .config import ServiceConfig
@@ -63,7 +63,7 @@ from .people import People
 from .pipeline import CommandPipeline, CommitHook, ResultHook
 from .players import computer_player
 from .ports import Clock, ComputerPlayers, GameStore, LeaguePort, Renderer
-from .registry import GameRegistry, reason_of
+from .registry import GameRegistry, LiveGame
 from .timers import Timers
 
 log = logging.getLogger(__name__)
@@ -124,7 +124,7 @@ class GameService:
         self._ticker: asyncio.Task[None] | None = None
         self._stopped = False  # stop() ran, and no start() since
 
-    def _after_move(self, live: Any) -> None:
+    def _after_move(self, live: LiveGame) -> None:
         self.computer.schedule(live)
 
     async def _emit(self, out: list[Outgoing]) -> None:
@@ -151,29 +151,7 @@ class GameService:
         self._stopped = False
         now = self.clock.now()
         last_alive, downtime = await self.timers.note_downtime(now)
-        with contextlib.suppress(StoreError):
-            for game_id, reason, _at in await self.store.quarantined():
-                registry.quarantined[game_id] = reason
-
-        def unreadable(game_id: str, reason: str) -> None:
-            bad.append((game_id, reason))
-
-        bad: list[tuple[str, str]] = []
-        records = await self.store.load_unfinished_games(on_bad=unreadable)
-        for game_id, reason in bad:
-            await registry.set_aside(game_id, f"its row cannot be read: {reason}")
-        for record in records:
-            try:
-                live = await registry.load(record)
-            except StoreError as exc:  # the store failed to read: try again at the next start
-                log.error(
-                    "game %s could not be resumed (%s); it stays stored as it is", record.id, exc
-                )
-                continue
-            except Exception as exc:
-                await registry.set_aside(record.id, f"cannot be resumed: {reason_of(exc)}")
-                continue
-            registry.add(live)
+        for live in await registry.resume():
             if downtime > 0 and live.deadline is not None and live.deadline > last_alive:
                 await self.timers.move_deadline(live, live.deadline + downtime)
         for live in list(registry.games.values()):
