@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
 
 from .commands import Command, parse_commands
 from .errors import RummyError
@@ -225,6 +226,25 @@ class TileGame(PieceGame):
             claim = f"  [claim: {self.players[meld.claim]}]" if meld.claim is not None else ""
             lines.append(f"{no:>2}: {format_faces(faces)}{claim}{mark}")
         return "\n".join(lines) if lines else "(empty table)"
+
+    def working_table(self) -> dict[str, Any]:
+        """The mover's working table as a nested i18n param, one line per meld numbered as
+        players type it (keys ``working.*``): worded at the edge, in the reader's language."""
+        lines: list[dict[str, Any]] = []
+        for view in self.working_melds():
+            claim: dict[str, Any] | str = ""
+            if view.claim is not None:
+                claim = {"key": "working.claim", "player": self.players[view.claim]}
+            lines.append(
+                {
+                    "key": "working.line",
+                    "number": view.number,
+                    "pieces": " ".join(view.pieces),
+                    "claim": claim,
+                    "mark": "" if view.kind else {"key": "working.invalid"},
+                }
+            )
+        return {"items": lines, "sep": "\n"} if lines else {"key": "working.empty"}
 
     def working_melds(self) -> list[MeldView]:
         """The mover's working table as data, numbered as players type it (``kind`` None: not
