@@ -9,40 +9,21 @@ import pytest
 
 from bot.store import (
     SCHEMA_VERSION,
-    CommandWrite,
     GameRecord,
     KvRow,
     PlayerRecord,
-    Seat,
     SqliteStore,
     StoreConflict,
     StoreError,
     open_store,
 )
-
-T0 = 1_700_000_000.0
+from tests.bot.store_helpers import SEATS, T0, write
+from tests.bot.store_helpers import game as lobby_game
 
 
 def game(game_id: str = "g1", **changes) -> GameRecord:
-    base = dict(
-        id=game_id,
-        preset="rummikub",
-        rules_json='{"preset":"rummikub"}',
-        seed=7,
-        status="lobby",
-        host_id="alice",
-        created_at=T0,
-        updated_at=T0,
-        last_activity=T0,
-        seats=(Seat("alice", "Alice"),),
-        guild_id="guild",
-        channel_id="chan",
-    )
-    base.update(changes)
-    return GameRecord(**base)
-
-
-SEATS = (Seat("alice", "Alice"), Seat("bot:easy:1", "Computer 1", True, "easy"))
+    """The helpers' lobby game, in a guild's channel."""
+    return lobby_game(game_id, **{"guild_id": "guild", "channel_id": "chan", **changes})
 
 
 @pytest.fixture
@@ -58,20 +39,6 @@ async def started(store: SqliteStore, game_id: str = "g1") -> None:
     await store.start_game(
         game_id, seats=SEATS, seed=7, snapshot_json='{"deal":1}', deadline=T0 + 120, at=T0
     )
-
-
-def write(seq: int, game_id: str = "g1", **changes) -> CommandWrite:
-    base = dict(
-        game_id=game_id,
-        seq=seq,
-        seat=0,
-        text=f"cmd {seq}",
-        at=T0 + seq,
-        deadline=T0 + seq + 120,
-        snapshot_json=f'{{"after":{seq}}}',
-    )
-    base.update(changes)
-    return CommandWrite(**base)
 
 
 async def test_open_creates_schema_in_wal_mode(tmp_path: Path):
