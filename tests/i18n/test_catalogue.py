@@ -45,7 +45,7 @@ def test_same_placeholders_in_both_languages(key):
 
 def test_keys_are_namespaced():
     prefixes = ("error.", "event.", "why.", "discord.", "slash.", "service.", "console.")
-    prefixes += ("render.", "variant.", "hint.", "move.", "tools.")
+    prefixes += ("render.", "variant.", "hint.", "move.", "tools.", "working.")
     odd = [k for k in catalogue("en") if not k.startswith(prefixes)]
     assert odd == []
 
