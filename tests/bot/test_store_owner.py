@@ -22,7 +22,6 @@ from bot.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     SqliteStore,
-    StoreConflict,
     StoreError,
     StoreLocked,
     open_store,
@@ -397,24 +396,6 @@ async def store(tmp_path: Path):
 
 
 # ---------------------------------------------------------------------------- quarantine, bad rows
-
-
-async def test_quarantine_sets_a_game_aside_and_back(store: SqliteStore):
-    await started(store, "g1")
-    await store.create_game(game("g2", created_at=T0 + 1))
-    await store.quarantine("g1", "snapshot has current=7 for 2 seats", at=T0 + 9)
-    assert [g.id for g in await store.load_unfinished_games()] == ["g2"]
-    assert await store.quarantined() == [("g1", "snapshot has current=7 for 2 seats", T0 + 9)]
-    loaded = await store.load_game("g1")
-    assert (loaded.status, loaded.deadline) == ("quarantined", None)
-    assert await store.game_ids("quarantined") == ["g1"]
-    with pytest.raises(StoreConflict):  # a quarantined game takes no commands
-        await store.append_command(write(1))
-    await store.release_quarantine("g1", at=T0 + 10)
-    assert (await store.load_game("g1")).status == "playing"
-    assert await store.quarantined() == []
-    with pytest.raises(StoreConflict):
-        await store.release_quarantine("g1", at=T0 + 11)
 
 
 async def test_a_row_that_does_not_parse_never_fails_the_whole_load(store: SqliteStore):
