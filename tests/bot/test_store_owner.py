@@ -384,7 +384,7 @@ async def test_the_heartbeat_renews_and_close_releases(tmp_path: Path):
 
 
 # ---------------------------------------------------------------------------- a store of its own
-# (guarded writes, the snapshot, read-only stores and stolen leases: tests/store_contract/)
+# (guarded writes, the snapshot, read-only stores, stolen leases, quarantine: tests/store_contract/)
 
 
 @pytest.fixture
