@@ -12,7 +12,7 @@ from engine.commands import VERBS
 from engine.game import IDS, load_game
 from engine.rules import preset
 from engine.tiles import TileGame
-from i18n import event_text
+from i18n import event_text, t
 
 from .helpers import game
 
@@ -60,3 +60,21 @@ def test_events_are_data_worded_per_reader():
     assert event_text(add, "en") == "P1 adds to meld 1: R4"
     assert event_text(add, "de") == "P1 legt an 1 an: R4"
     assert event_text(events[1], "de") == "P2 ist am Zug."
+
+
+def test_the_working_table_is_data_worded_at_the_edge():
+    g = game("stein_plus", "R1 R2 R3 | Y5 K5 B5 R5 | K7 K8 K9", "R4 B7")
+    g.table[1].claim = g.turn.table[1].claim = 1
+    g.apply(0, "add 1 R4; move 3 K9 > new")
+    lines = [
+        " 1: R1 R2 R3 R4",
+        " 2: Y5 K5 B5 R5  [claim: P2]",
+        " 3: K7 K8  <- not valid yet",
+        " 4: K9  <- not valid yet",
+    ]
+    for lang, title in (("en", "Your working table:"), ("de", "Dein Tisch in Arbeit:")):
+        worded = t("service.working_table", lang, table=g.working_table())
+        assert worded == "\n".join([title, *lines])
+        assert worded == t("service.working_table", lang, table=g.working_table_text())
+    empty = game("rummikub", "", "R1")
+    assert t("service.working_table", "en", table=empty.working_table()).endswith("(empty table)")
