@@ -10,10 +10,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-# TRANSITIONAL (D, issue 15): empty, kept only because engine/cards.py still reads it; the
-# sentences are in i18n/en.json and i18n/de.json under "error.<code>".
-MESSAGES: dict[str, tuple[str, str]] = {}
-
 
 class CodedError(Exception):
     """An error with a stable ``code`` and ``params`` (data). The service, the league and the
@@ -21,14 +17,6 @@ class CodedError(Exception):
     catalogue's ``error.card.<code>`` where there is one)."""
 
     wording: ClassVar[str | None] = None
-    # TRANSITIONAL: the old per-class sentence tables; no longer read for wording.
-    catalogue: ClassVar[dict[str, tuple[str, str]]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # TRANSITIONAL: engine/cards.py's CardRummyError still says "card" by its own catalogue.
-        if "catalogue" in cls.__dict__ and "meld.too_short" in cls.__dict__["catalogue"]:
-            cls.wording = "card"
 
     def __init__(self, code: str, **params: Any) -> None:
         self.code = code
@@ -62,5 +50,3 @@ def _rebuild(cls: type[CodedError], code: str, params: dict[str, Any]) -> CodedE
 
 class RummyError(CodedError):
     """A rejected input: a stable ``code`` and its ``params``."""
-
-    catalogue = MESSAGES

@@ -8,14 +8,9 @@ from __future__ import annotations
 
 from engine.errors import CodedError
 
-# TRANSITIONAL (D, issue 15): empty; the sentences are in i18n/*.json under "error.<code>".
-MESSAGES: dict[str, tuple[str, str]] = {}
-
 
 class LeagueError(CodedError):
     """A rejected league, season, sitting or tournament operation."""
-
-    catalogue = MESSAGES
 
 
 class LeagueServiceError(LeagueError):

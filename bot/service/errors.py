@@ -10,11 +10,6 @@ from __future__ import annotations
 
 from engine.errors import CodedError
 
-# TRANSITIONAL (D, issue 15): empty; the sentences are in i18n/*.json under "error.<code>".
-MESSAGES: dict[str, tuple[str, str]] = {}
-
 
 class ServiceError(CodedError):
     """A request the service refuses; nothing changed."""
-
-    catalogue = MESSAGES
