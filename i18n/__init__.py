@@ -108,14 +108,7 @@ def _t(key: str, lang: str, params: Mapping[str, Any], names: Sequence[str] | No
         if count is None:
             raise KeyError(f"i18n: text {key!r} is a plural and needs param 'count'")
         found = found["one"] if count == 1 else found["other"]
-    worded: dict[str, Any] = {}
-    for name, value in params.items():
-        if name.endswith("_de"):
-            continue
-        # TRANSITIONAL: old callers pass a German variant ``x_de`` of a free-text param ``x``.
-        if lang == "de" and f"{name}_de" in params:
-            value = params[f"{name}_de"]
-        worded[name] = _word(value, lang, names)
+    worded = {name: _word(value, lang, names) for name, value in params.items()}
     try:
         return found.format(**worded)
     except KeyError as missing:
