@@ -63,7 +63,7 @@ class Messages:
                 continue
             to = live.seats[seat].player_id
             lines: list[Any] = list(items)
-            working = getattr(live.state, "working_table_text", None)
+            working = getattr(live.state, "working_table", None)  # tile games
             if (
                 working is not None
                 and live.state.status == "playing"
