@@ -37,7 +37,7 @@ from .game import (
     state,
 )
 from .melds import positional_reading, readings
-from .pieces import Deck, Face, format_faces, parse_faces, parse_melds
+from .pieces import Deck, Face, parse_faces, parse_melds
 from .rules import RuleSet
 from .tile import claims, ending, help, moves
 from .tile import turn as turn_rules
@@ -215,17 +215,6 @@ class TileGame(PieceGame):
     def table_faces(self, working: bool = False) -> list[list[Face]]:
         melds = self.turn.table if working else self.table
         return [self.faces(m.ids) for m in melds]
-
-    def working_table_text(self) -> str:
-        """The mover's working table as text, numbered as players type it."""
-        lines = []
-        for no, meld in enumerate(self.turn.table, 1):
-            faces = self.faces(meld.ids)
-            found = readings(faces, self.rules.meld_spec)
-            mark = "" if found else "  <- not valid yet"
-            claim = f"  [claim: {self.players[meld.claim]}]" if meld.claim is not None else ""
-            lines.append(f"{no:>2}: {format_faces(faces)}{claim}{mark}")
-        return "\n".join(lines) if lines else "(empty table)"
 
     def working_table(self) -> dict[str, Any]:
         """The mover's working table as a nested i18n param, one line per meld numbered as

@@ -22,7 +22,7 @@ from engine.hints import accepted, hint_command
 from engine.melds import joker_meanings, readings
 from engine.pieces import format_faces
 from engine.rules import preset
-from i18n import event_text
+from i18n import event_text, t
 
 PRESETS = ["stein", "stein_plus", "rummikub"]
 
@@ -105,7 +105,9 @@ def check_hint(g) -> str:
     command = hint_command(event)
     assert event_text(event, "de").endswith(": " + command)
     after = accepted(g, seat, command)
-    assert after is not None, f"{event_text(event)} refused in\n{g.working_table_text()}"
+    assert after is not None, (
+        f"{event_text(event)} refused in\n{t('service.working_table', 'en', table=g.working_table())}"
+    )
     if g.is_stein and not g.draws_complete():
         assert after.draws_complete() and after.current == seat, command
         return check_hint(after)
