@@ -149,10 +149,7 @@ def event_text(event: Any, lang: str = "en", names: Sequence[str] = ()) -> str:
     ``params["key"]`` when the event names one (a kind worded per game or case), else
     ``event.<kind>``. Unless the event carries ``player`` itself, it is ``names[seat]``; any
     ``{"seat": n}`` param is ``names[n]``."""
-    params = getattr(event, "params", None)
-    if params is None:  # TRANSITIONAL: an event that still carries its own text/text_de
-        return event.text_de if lang_of(lang) == "de" else event.text
-    params = dict(params)
+    params = dict(event.params)
     key = params.pop("key", None) or f"event.{event.kind}"
     seat = getattr(event, "seat", None)
     if seat is not None and "player" not in params:
