@@ -75,13 +75,15 @@ async def _child(args: argparse.Namespace) -> int:
             metrics.write(json.dumps({kind: seconds, "at": time.time()}) + "\n")
             metrics.flush()
 
-    class Measured(GameService):
-        """The service, measuring how late its turn timers fire."""
+    def measured(due):
+        """The service's timers, measuring how late a turn timer fires."""
 
-        async def _due(self, live, now):
+        async def timed(live, now):
             if live.status == "playing" and live.deadline is not None and now >= live.deadline:
                 note("timer", now - live.deadline)
-            return await super()._due(live, now)
+            return await due(live, now)
+
+        return timed
 
     def on_commit(game_id: str, seq: int, seat, text: str, seconds: float) -> None:
         line = text.replace("\t", " ").replace("\n", "\\n")
@@ -106,7 +108,8 @@ async def _child(args: argparse.Namespace) -> int:
         think_timeout=1.0,
         worker_restart_after=1.0,
     )
-    service = Measured(store, config=config, on_commit=on_commit)
+    service = GameService(store, config=config, on_commit=on_commit)
+    service.timers.due = measured(service.timers.due)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
@@ -124,7 +127,7 @@ async def _child(args: argparse.Namespace) -> int:
     async def drive(game_id: str) -> None:
         """The two people of a game: whoever is to move plays (sometimes only much later)."""
         while not stop.is_set():
-            live = service._games.get(game_id)
+            live = service.registry.games.get(game_id)
             if live is None or live.status != "playing" or live.state is None:
                 return
             seat = live.state.current
@@ -140,7 +143,7 @@ async def _child(args: argparse.Namespace) -> int:
                 other = live.seats[1 - seat] if seat in (0, 1) else live.seats[0]
                 if not other.is_bot:
                     await ask(game_id, other.player_id, "draw")
-            live = service._games.get(game_id)
+            live = service.registry.games.get(game_id)
             if live is None or live.state is None or live.state.current != seat:
                 continue
             text = fallback.safe_choose(copy_state(live.state), seat) or "draw"
@@ -203,7 +206,7 @@ async def _child(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {}
     try:
         await service.start()
-        calm_start = {g: service._games[g].seq for g in service.live_game_ids()}
+        calm_start = {g: service.registry.games[g].seq for g in service.live_game_ids()}
         feeder = asyncio.create_task(tables())
         await stop.wait()
         feeder.cancel()
@@ -215,7 +218,7 @@ async def _child(args: argparse.Namespace) -> int:
         # memory == disk for every live game, and which games moved
         diverged, stuck = [], []
         for game_id in service.live_game_ids():
-            live = service._games[game_id]
+            live = service.registry.games[game_id]
             async with live.lock:
                 record = await store.load_game(game_id)
                 if live.status == "playing":

@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.service.soak import run_soak
+from bot.soak import run_soak
 
 TARGETS = {"p99_ms": 50.0, "commands_per_s": 1000.0, "peak_rss_mb": 300.0}
 FIGURES = (
