@@ -14,11 +14,13 @@ import time
 from collections.abc import Callable
 
 from engine.pieces import parse_faces
-from rendering import render_ladder, render_rack, render_table
+from i18n import render_labels
+from rendering import Labels, render_ladder, render_rack, render_table
 from rendering.ladder import LadderRow, render_history
 from rendering.samples import full_table
 
 REPEATS = 30
+LABELS = Labels(**render_labels("en"))  # the words a caller passes in (i18n), as the bot does
 RACK_20 = parse_faces("R5 R6 R7 B9 Y9 K9 J B1 B2 B3 B4 R12 K12 Y3 Y4 R1 K7 B13 Y13 R9")
 
 
@@ -53,12 +55,18 @@ def cases() -> dict[str, tuple[Callable[[], bytes], dict[str, float]]]:
         for i in range(10)
     ]
     return {
-        "table_106_tiles": (lambda: render_table(table_106), {"median_ms": 40, "kb": 250}),
-        "table_stein_plus_108": (lambda: render_table(stein_plus), {}),
-        "table_romme_110_cards_6_seats": (lambda: render_table(romme), {}),
-        "rack_20": (lambda: render_rack(RACK_20, sort="run", new={0, 5}), {"median_ms": 10}),
-        "ladder_10": (lambda: render_ladder(ladder), {}),
-        "history_50": (lambda: render_history([i * 0.3 for i in range(50)]), {}),
+        "table_106_tiles": (
+            lambda: render_table(table_106, labels=LABELS),
+            {"median_ms": 40, "kb": 250},
+        ),
+        "table_stein_plus_108": (lambda: render_table(stein_plus, labels=LABELS), {}),
+        "table_romme_110_cards_6_seats": (lambda: render_table(romme, labels=LABELS), {}),
+        "rack_20": (
+            lambda: render_rack(RACK_20, sort="run", new={0, 5}, labels=LABELS),
+            {"median_ms": 10},
+        ),
+        "ladder_10": (lambda: render_ladder(ladder, labels=LABELS), {}),
+        "history_50": (lambda: render_history([i * 0.3 for i in range(50)], labels=LABELS), {}),
     }
 
 
