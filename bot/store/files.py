@@ -1,9 +1,9 @@
-r"""What opening looks at before SQLite touches a file, and what it makes when there is none.
+"""What opening looks at before SQLite touches a file, and what it makes when there is none.
 
 SQLite takes a 0-byte file as a new database and writes into whatever it finds; these checks tell
-a missing, empty, read-only, truncated, foreign or newer file apart first (one-line
-:class:`~bot.store.base.StoreError`\ s), and a new file is built beside its place and linked in,
-so a racing process never sees half of it."""
+a missing, empty, read-only, truncated, foreign or newer file apart first (each a one-line
+:class:`~bot.store.base.StoreError`), and a new file is built beside its place and linked in, so a
+racing process never sees half of it."""
 
 from __future__ import annotations
 
