@@ -3,8 +3,8 @@
     python mutation/run.py [TARGET ...] [--work DIR] [--recheck] [--report]
 
 Targets (all by default): ``melds`` (every function of engine/melds.py), ``scoring`` (every function
-of engine/scoring.py), ``tiles`` and ``cards`` (only the rule checks of engine/tiles.py and
-engine/cards.py, listed in :data:`TARGETS`). mutmut 3 mutates a snapshot of the sources copied into a
+of engine/scoring.py), ``tiles`` and ``cards`` (only the rule checks, module functions of engine/tile/
+and engine/card/, listed in :data:`TARGETS`; the run geometry of cards is in engine/melds.py). mutmut 3 mutates a snapshot of the sources copied into a
 work directory (``mutation/work/TARGET``, git-ignored; ``--work DIR`` runs the targets together
 there), so the repository itself is never touched and edits made while a run is under way do not
 disturb it. Each mutant runs only the tests, out of the fast rule tests (:data:`TESTS`,
@@ -70,72 +70,77 @@ def tests_of(targets: list[str]) -> list[str]:
 # Too slow to run for every mutant (seconds each); the other tests cover the same rules.
 SLOW = ["tests/engine/test_card_rules.py::test_every_hint_typed_back_is_accepted"]
 
-# target -> (file, mutant-name patterns). mutmut names a mutant of function f in engine/x.py
-# "engine.x.x_f__mutmut_N" and of method C.m "engine.x.xǁCǁm__mutmut_N".
-TARGETS: dict[str, tuple[str, list[str]]] = {
-    "melds": ("engine/melds.py", ["engine.melds.*"]),
-    "scoring": ("engine/scoring.py", ["engine.scoring.*"]),
+# target -> (files, mutant-name patterns). mutmut names a mutant of function f in engine/x/y.py
+# "engine.x.y.x_f__mutmut_N" and of method C.m "engine.x.y.xǁCǁm__mutmut_N". The tile and card rule
+# checks are module functions of engine/tile/ and engine/card/ since issue 15.
+
+
+def _functions(module: str, names: tuple[str, ...]) -> list[str]:
+    return [f"{module}.x_{name}__mutmut_*" for name in names]
+
+
+TARGETS: dict[str, tuple[list[str], list[str]]] = {
+    "melds": (["engine/melds.py"], ["engine.melds.*"]),
+    "scoring": (["engine/scoring.py"], ["engine.scoring.*"]),
     "tiles": (
-        "engine/tiles.py",
         [
-            f"engine.tiles.xǁTileGameǁ{name}__mutmut_*"
-            for name in (
-                "check_turn",  # the end-of-turn check: valid melds, claims, opening
-                "joker_faults",  # table jokers: stay in their meld, keep their meaning
-                "_freed_faults",  # Rummikub: a freed joker goes into a new meld
-                "_opening_value",
-                "_may_touch_table",
-                "_touch",
-                "_locked",
-                "_keep_claim",
-                "_formed_this_turn",
-                "draws_needed",
-                "draws_complete",
-                "_require_draws",
-                "_cmd_done",
-                "_cmd_discard",
-                "_take_off_table",
-                "_cmd_swap",
-                "_cmd_take",
-                "_cmd_claim",
-            )
+            "engine/tile/ending.py",
+            "engine/tile/jokers.py",
+            "engine/tile/turn.py",
+            "engine/tile/claims.py",
+            "engine/tile/moves.py",
+        ],
+        [
+            # the end-of-turn check (valid melds, claims, opening), the end, the last discard
+            *_functions("engine.tile.ending", ("check_turn", "finish", "done", "discard")),
+            *_functions("engine.tile.ending", ("take_off_table",)),
+            # table jokers: stay in their meld, keep their meaning; Rummikub: freed into a new meld
+            *_functions("engine.tile.jokers", ("joker_faults", "freed_faults")),
+            *_functions(
+                "engine.tile.turn",
+                (
+                    "opening_value",
+                    "may_touch_table",
+                    "touch",
+                    "draws_needed",
+                    "draws_complete",
+                    "require_draws",
+                ),
+            ),
+            *_functions("engine.tile.claims", ("keep_claim", "formed_this_turn", "claim")),
+            *_functions("engine.tile.moves", ("swap", "take")),
         ],
     ),
     "cards": (
-        "engine/cards.py",
         [
-            *(
-                f"engine.cards.x_{name}__mutmut_*"
-                for name in (
+            "engine/cards.py",
+            "engine/card/scoring.py",
+            "engine/card/parse.py",
+            "engine/card/variants.py",
+            "engine/card/moves.py",
+            "engine/card/table.py",
+            "engine/card/turn.py",
+        ],
+        [
+            *_functions(
+                "engine.card.scoring",
+                (
                     "romme_card_penalty",
                     "romme_hand_penalty",
                     "rummy_card_points",
                     "romme_penalties",
                     "rummy_points",
                     "strike_points",
-                    "has_jokers",
-                    "refuse_jokers",
-                    "_pos_rank",
-                    "_span_ok",
-                    "run_start",
-                )
+                ),
             ),
-            *(
-                f"engine.cards.xǁCardGameǁ{name}__mutmut_*"
-                for name in (
-                    "empty_hand_ok",
-                    "draw_count",
-                    "_build_meld",
-                    "_declared_group",
-                    "_extended",
-                    "_stands_for",
-                    "_joker_meanings",
-                    "_swap_position",
-                    "_check_turn_end",
-                    "_check_empty_hand",
-                    "_cmd_discard",
-                )
+            *_functions("engine.card.parse", ("has_jokers", "refuse_jokers")),
+            "engine.cards.xǁCardGameǁempty_hand_ok__mutmut_*",
+            *_functions("engine.card.variants", ("draw_count", "declared_group")),
+            *_functions("engine.card.moves", ("build_meld", "check_empty_hand", "discard")),
+            *_functions(
+                "engine.card.table", ("extended", "stands_for", "joker_meanings", "swap_position")
             ),
+            *_functions("engine.card.turn", ("check_turn_end",)),
         ],
     ),
 }
@@ -272,9 +277,9 @@ def report(work: Path, targets: list[str]) -> None:
     status = results(work, [p for t in targets for p in TARGETS[t][1]])
     print(f"\nsnapshot {work} (mutants of the sources as copied there)")
     for t in targets:
-        changed = (work / TARGETS[t][0]).read_bytes() != (ROOT / TARGETS[t][0]).read_bytes()
-        if changed:
-            print(f"  note: {TARGETS[t][0]} has changed in the repository since the snapshot")
+        for file in TARGETS[t][0]:
+            if (work / file).read_bytes() != (ROOT / file).read_bytes():
+                print(f"  note: {file} has changed in the repository since the snapshot")
     head = f"{'target':<8} {'file':<18} {'total':>5} {'killed':>6} {'surv.':>5} {'t/o':>4}"
     print(head + f" {'no t.':>5} {'unchk':>5} {'other':>5} {'killed %':>8} {'+t/o %':>7}")
     survivors: list[str] = []
@@ -287,7 +292,7 @@ def report(work: Path, targets: list[str]) -> None:
         share = 100 * count["killed"] / total
         share_t = 100 * (count["killed"] + count["timeout"]) / total
         print(
-            f"{t:<8} {TARGETS[t][0]:<18} {len(mine):>5} {count['killed']:>6} "
+            f"{t:<8} {TARGETS[t][0][0]:<18} {len(mine):>5} {count['killed']:>6} "
             f"{count['survived']:>5} {count['timeout']:>4} {count['no tests']:>5} "
             f"{count['not checked']:>5} {other:>5} "
             f"{share:>7.1f}% {share_t:>6.1f}%"
@@ -331,7 +336,7 @@ def main() -> int:
 
 
 def run(targets: list[str], work: Path, *, recheck: bool) -> None:
-    files = [TARGETS[t][0] for t in targets]
+    files = [f for t in targets for f in TARGETS[t][0]]
     patterns = [p for t in targets for p in TARGETS[t][1]]
     names = patterns
     previous = {}
