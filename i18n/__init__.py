@@ -5,15 +5,17 @@ The engine, the service and the league produce data (error codes with params, ev
 and params); text is made here, at the edge, in the language of the person who reads it.
 
 - Keys are flat and dotted: ``error.<code>``, ``error.card.<code>`` (card wording of a shared
-  code), ``event.<kind>``, ``why.<name>`` (reasons used inside other sentences), ``discord.*``,
-  ``slash.<English>`` (slash command names and descriptions), ``service.*``, ``console.*``,
-  ``render.*`` (labels drawn into pictures).
+  code), ``event.<kind>`` (or the key an event names in ``params["key"]``), ``hint.*``,
+  ``why.*`` / ``move.*`` / ``working.*`` (parts used inside other sentences), ``variant.<name>.*``,
+  ``discord.*``, ``slash.<English>`` (slash command names and descriptions), ``service.*``,
+  ``console.*``, ``tools.*`` (the ``rummy`` tool) and ``render.*`` (labels drawn into pictures).
 - Templates use :meth:`str.format`. A template may also be ``{"one": ..., "other": ...}``,
   chosen by the param ``count``.
 - A param that is a dict with ``"key"`` is worded first (recursively, same language), so errors
-  and events stay pure data: ``why={"key": "why.value_range", "low": 1, "high": 13}``; its
+  and events stay pure data: ``why={"key": "why.rules.players", "low": 2, "high": 6}``; its
   optional ``"rstrip"`` strips the worded end. ``{"items": [...], "sep": " "}`` words a list
-  and joins it. In :func:`event_text`, ``{"seat": n}`` is the name of seat ``n``.
+  and joins it. ``{"seat": n}`` is the name of seat ``n`` (:func:`event_text`'s ``names``;
+  ``#n+1`` without them).
 
 This package imports nothing else of the project.
 """
