@@ -16,39 +16,28 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-_MESSAGES: dict[str, tuple[str, str]] = {
-    "settlement.length_mismatch": (
-        "{names} names but {penalties} penalty totals.",
-        "{names} Namen, aber {penalties} Strafpunktsummen.",
-    ),
-    "settlement.too_few_players": (
-        "A settlement needs at least 2 players, not {count}.",
-        "Eine Abrechnung braucht mindestens 2 Spieler, nicht {count}.",
-    ),
-    "settlement.duplicate_name": (
-        '"{name}" appears twice.',
-        '"{name}" kommt doppelt vor.',
-    ),
-    "settlement.negative_penalty": (
-        "{name}: a penalty total cannot be negative ({penalty}).",
-        "{name}: eine Strafpunktsumme kann nicht negativ sein ({penalty}).",
-    ),
-}
+CODES = frozenset(
+    {
+        "settlement.length_mismatch",
+        "settlement.too_few_players",
+        "settlement.duplicate_name",
+        "settlement.negative_penalty",
+    }
+)
 
 
 class SettlementError(ValueError):
-    """A rejected settlement input, with a stable ``code`` and sentences in English and German."""
+    """A rejected settlement input: a stable ``code`` and its ``params`` (data). The sentence is
+    made at the edge, ``i18n.error_text(exc, lang)`` (catalogue key ``error.<code>``); the class
+    stays on the standard library (see the module docstring), so it does not derive from
+    ``engine.errors.CodedError``, but it has the same two attributes."""
 
     def __init__(self, code: str, **params: Any) -> None:
-        if code not in _MESSAGES:
+        if code not in CODES:
             raise KeyError(f"unknown settlement error code {code!r}")
         self.code = code
         self.params = params
-        super().__init__(self.message("en"))
-
-    def message(self, lang: str = "en") -> str:
-        en, de = _MESSAGES[self.code]
-        return (de if lang.lower().startswith("de") else en).format(**self.params)
+        super().__init__(f"{code} " + ", ".join(f"{k}={v!r}" for k, v in params.items()))
 
     def __reduce__(self):
         return (_rebuild, (self.code, self.params))

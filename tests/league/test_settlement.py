@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.settlement import PairSettlement, Settlement, SettlementError, settle
+from i18n import error_text
 
 SEED_NAMES = ["A", "B", "C", "D"]
 SEED_PENALTIES = [80, 220, 0, 350]
@@ -93,7 +94,7 @@ def test_errors_have_stable_codes(names, penalties, code):
     with pytest.raises(SettlementError) as caught:
         settle(names, penalties)
     assert caught.value.code == code
-    assert caught.value.message("de") != caught.value.message("en")
+    assert error_text(caught.value, "de") != error_text(caught.value, "en")
 
 
 def test_module_uses_only_the_standard_library():
