@@ -24,11 +24,25 @@ import json
 import types
 import typing
 from functools import cache
-from typing import Any, TypeVar, Union, get_args, get_origin
+from typing import Any, Self, TypeVar, Union, get_args, get_origin
 
-__all__ = ["canonical_json", "from_data", "to_data"]
+__all__ = ["Record", "canonical_json", "from_data", "to_data"]
 
 T = TypeVar("T")
+
+
+class Record:
+    """Base of a record type: ``to_dict``/``from_dict`` by this codec (no hand-written pair).
+    Subclasses are dataclasses; the base adds no field and no instance dict."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_data(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        return from_data(cls, data)
 
 
 def canonical_json(data: Any) -> str:

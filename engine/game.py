@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from i18n import event_text  # the engine's one import of i18n (see last_event_text)
 
-from .codec import canonical_json, from_data, to_data
+from .codec import Record, canonical_json, to_data
 from .errors import RummyError
 from .rules import RuleSet
 from .variants import variant
@@ -53,7 +53,7 @@ def last_event_text(event: Event, names: Sequence[str] = ()) -> str:
 
 
 @dataclass(slots=True)
-class Result:
+class Result(Record):
     """How a finished game scored. ``points`` per seat are what the preset scores: MP for the
     Stein presets (SMP + CMP for Plus), signed points for Rummikub, penalty points for Rommé
     (positive = bad), winner-takes-all points for classic Rummy. ``ranks`` 1 = best, ties share."""
@@ -64,13 +64,6 @@ class Result:
     ranks: list[int]
     left: list[list[str]]  # pieces left per seat
     details: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Result:
-        return from_data(cls, data)
 
 
 @dataclass(slots=True)

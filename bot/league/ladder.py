@@ -32,7 +32,7 @@ from openskill.models import PlackettLuce
 
 from bot.league.codec import parse_time
 from bot.league.errors import LeagueError
-from engine.codec import from_data, to_data
+from engine.codec import Record, to_data
 
 ORDERS = ("percent", "rating")
 # Tolerance for float MP checks (averaged ties give thirds and halves).
@@ -53,7 +53,7 @@ def percent(mp: float, max_mp: float) -> float:
 
 
 @dataclass(frozen=True)
-class PlayerResult:
+class PlayerResult(Record):
     """One player's line of a finished game.
 
     ``mp`` is the ladder's match points (higher is better, ``0 <= mp <= max_mp``); ``points`` keeps
@@ -76,16 +76,9 @@ class PlayerResult:
         if self.points is not None:
             object.__setattr__(self, "points", float(self.points))
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> PlayerResult:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class GameResult:
+class GameResult(Record):
     """A finished game as the ladder sees it; ``players`` in seat order."""
 
     game_id: str
@@ -137,13 +130,6 @@ class GameResult:
         assert moment is not None  # checked in __post_init__
         return (moment, self.game_id)
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameResult:
-        return from_data(cls, data)
-
 
 def select_results(
     results: Iterable[GameResult],
@@ -167,7 +153,7 @@ def select_results(
 
 
 @dataclass(frozen=True)
-class HistoryEntry:
+class HistoryEntry(Record):
     """One game in a player's history, with the running totals after it."""
 
     game_id: str
@@ -185,16 +171,9 @@ class HistoryEntry:
     rating: float
     rating_change: float
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HistoryEntry:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class StandingRow:
+class StandingRow(Record):
     """A ladder line. ``position`` is None for players below the minimum number of games."""
 
     position: int | None
@@ -209,13 +188,6 @@ class StandingRow:
     sigma: float
     trend: float
     qualified: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> StandingRow:
-        return from_data(cls, data)
 
 
 @dataclass(frozen=True)
@@ -446,7 +418,7 @@ def _order_key(row: StandingRow, order: str) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class Season:
+class Season(Record):
     """A ladder season of one guild and preset; archived once ``ended_at`` is set.
 
     ``number`` counts from 1 per (guild, preset) and is what :attr:`GameResult.season` holds.
@@ -479,13 +451,6 @@ class Season:
             and result.preset == self.preset
             and result.season == self.number
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Season:
-        return from_data(cls, data)
 
 
 @dataclass(frozen=True)

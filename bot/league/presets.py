@@ -29,7 +29,7 @@ from typing import Any
 from bot.league.errors import LeagueError
 from bot.league.ladder import GameResult, PlayerResult
 from bot.league.mp import place_points, stein_mp
-from engine.codec import from_data, to_data
+from engine.codec import Record
 from engine.scoring import competition_ranks, stein_plus_match_points, stein_plus_place_values
 from engine.settlement import Settlement, settle
 from engine.variants import DEFAULT_TOURNAMENT_VARIANT, Ladder, variant
@@ -168,23 +168,16 @@ def result_from_rummy_match(
 
 
 @dataclass(frozen=True)
-class SittingGame:
+class SittingGame(Record):
     """One game of a sitting: each seat's penalty, and the points struck off the winner."""
 
     penalties: tuple[int, ...]
     winner: int | None = None
     strike: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SittingGame:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class Sitting:
+class Sitting(Record):
     """A Rommé sitting ("Partie"): the cumulative penalty table and its pairwise settlement.
 
     RULES.md ``romme`` "Settlement"; seed 001 "6. Abrechnung". Immutable: :meth:`add_game`
@@ -248,13 +241,6 @@ class Sitting:
             raise LeagueError("sitting.no_game", number=index)
         return result_from_romme(meta, self.players, self.games[index].penalties)
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Sitting:
-        return from_data(cls, data)
-
 
 # --------------------------------------------------------------------------- Rummy match
 
@@ -266,22 +252,15 @@ def rummy_hand_points(other_hands: Sequence[int], *, went_rummy: bool = False) -
 
 
 @dataclass(frozen=True)
-class RummyHand:
+class RummyHand(Record):
     """One hand of a match: the seat that went out and the points it took; None = a draw."""
 
     winner: int | None
     points: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RummyHand:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class RummyMatch:
+class RummyMatch(Record):
     """A classic Rummy match: winner-takes-all hands until someone reaches the target.
 
     RULES.md ``rummy``: the match is won at 100 points (2 players), 150 (3), 200 (4).
@@ -340,10 +319,3 @@ class RummyMatch:
         if self.winner is not None:
             raise LeagueError("rummy.match_over", winner=self.winner, target=self.target)
         return RummyMatch(self.players, self.target, (*self.hands, RummyHand(None, 0)))
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RummyMatch:
-        return from_data(cls, data)

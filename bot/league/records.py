@@ -18,7 +18,7 @@ from bot.league.ladder import StandingRow
 from bot.league.presets import RummyMatch, Sitting
 from bot.league.tournament import Tournament
 from bot.store import GameRecord, KvRow
-from engine.codec import from_data, to_data
+from engine.codec import Record, from_data, to_data
 
 if TYPE_CHECKING:  # the port names these records: imported for annotations only
     from bot.league.repository import LeagueStore
@@ -52,20 +52,13 @@ def rules_field(record: GameRecord, name: str, default: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class VoidRecord:
+class VoidRecord(Record):
     """Whether a ladder game is voided, with the log of who voided / unvoided it when."""
 
     game_id: str
     guild_id: str
     voided: bool
     log: tuple[dict[str, Any], ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> VoidRecord:
-        return from_data(cls, data)
 
 
 _SITTING_DERIVED = ("totals", "settlement")
@@ -155,7 +148,7 @@ class RunningMatch(_InLobby):
 
 
 @dataclass(frozen=True)
-class TournamentInfo:
+class TournamentInfo(Record):
     """A stored tournament: its guild, name, organiser and pure :class:`Tournament` state.
 
     The stored dict holds ``name``, ``organiser`` and ``state`` like the Discord adapter's
@@ -173,16 +166,9 @@ class TournamentInfo:
     def key(self) -> str:
         return f"{self.guild_id}:{self.tournament_id}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TournamentInfo:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class TournamentGame:
+class TournamentGame(Record):
     """Link from a service game to its place in a tournament.
 
     ``seats`` are the tournament players in the game's seat order (the game's own seats may be
@@ -197,13 +183,6 @@ class TournamentGame:
     number: int
     seats: tuple[str, ...]
     starter: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TournamentGame:
-        return from_data(cls, data)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from typing import Any
 from bot.league.errors import LeagueError
 from bot.league.ladder import percent
 from bot.league.mp import first_round_out_mp, stein_mp
-from engine.codec import from_data, to_data
+from engine.codec import Record
 from engine.variants import DEFAULT_TOURNAMENT_VARIANT, Ladder, tournament_variants, variant
 
 GAME_KINDS = ("played", "ended_early", "awarded", "neutralised")
@@ -90,7 +90,7 @@ def _check_unique(players: Iterable[str]) -> None:
 
 
 @dataclass(frozen=True)
-class TableGame:
+class TableGame(Record):
     """One single game at a table; ``mp`` in seat order, ``max_mp`` the maximum for each seat.
 
     Game ``number`` (0-based) is started by seat ``number``.
@@ -117,16 +117,9 @@ class TableGame:
     def starter(self) -> int:
         return self.number
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TableGame:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class Table:
+class Table(Record):
     """A table in one round: its seats (seat order) and the games played so far."""
 
     number: int
@@ -151,16 +144,9 @@ class Table:
         """Each seat's MP over this round's games at this table."""
         return [sum(game.mp[seat] for game in self.games) for seat in range(len(self.seats))]
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Table:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class Round:
+class Round(Record):
     number: int
     tables: tuple[Table, ...]
 
@@ -177,16 +163,9 @@ class Round:
                 return table
         raise LeagueError("tournament.unknown_table", table=number, round=self.number)
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Round:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class Group:
+class Group(Record):
     """A strength group; ``players`` is its seating order (first players at table 1)."""
 
     name: str
@@ -195,32 +174,18 @@ class Group:
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", tuple(self.players))
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Group:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class Promotion:
+class Promotion(Record):
     """Regroup by standings once ``after_rounds`` rounds are complete (seed: "Aufstieg")."""
 
     after_rounds: int
     sizes: tuple[int, ...]
     names: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Promotion:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class DirectorAction:
+class DirectorAction(Record):
     """An entry of the director's log; ``detail`` holds JSON values only."""
 
     kind: str
@@ -230,16 +195,9 @@ class DirectorAction:
     detail: dict[str, Any] = field(default_factory=dict)
     note: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DirectorAction:
-        return from_data(cls, data)
-
 
 @dataclass(frozen=True)
-class Tournament:
+class Tournament(Record):
     """The whole state of a Stein-Rummy tournament."""
 
     tournament_id: str
@@ -281,13 +239,6 @@ class Tournament:
             if player in group.players:
                 return group.name
         raise LeagueError("tournament.unknown_player", player=player)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Tournament:
-        return from_data(cls, data)
 
 
 # --------------------------------------------------------------------------- registration, groups
@@ -696,7 +647,7 @@ def neutralise_game(
 
 
 @dataclass(frozen=True)
-class TournamentRow:
+class TournamentRow(Record):
     position: int
     player_id: str
     group: str
@@ -704,13 +655,6 @@ class TournamentRow:
     mp: float
     max_mp: float
     percent: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TournamentRow:
-        return from_data(cls, data)
 
 
 def standings(t: Tournament, *, group: str | None = None) -> list[TournamentRow]:
