@@ -28,18 +28,6 @@ class CodedError(Exception):
             return self.code
         return f"{self.code} " + ", ".join(f"{k}={v!r}" for k, v in self.params.items())
 
-    def message(self, lang: str = "en") -> str:
-        """TRANSITIONAL: use ``i18n.error_text(exc, lang)``; removed once no caller uses it."""
-        from i18n import error_text
-
-        return error_text(self, lang)
-
-    def to_dict(self, lang: str = "en") -> dict[str, str]:
-        """TRANSITIONAL: use ``i18n.error_dict(exc, lang)``; removed once no caller uses it."""
-        from i18n import error_dict
-
-        return error_dict(self, lang)
-
     def __reduce__(self):  # keep pickling/copying working with keyword params
         return (_rebuild, (type(self), self.code, self.params))
 

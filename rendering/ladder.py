@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from . import style as s
 from .layout import Rect
-from .text import Labels, draw_text, labels_or_english, number
+from .text import Labels, draw_text, number
 
 LADDER_WIDTH = 680
 ROW_H = 54
@@ -151,12 +151,10 @@ def render_ladder(
     top: int = 10,
     title: str | None = None,
     highlight: str | None = None,
-    labels: Labels | None = None,
-    lang: str | None = None,
+    labels: Labels,
 ) -> bytes:
     """The top ``top`` standings as PNG bytes; the row of player ``highlight`` is framed
-    (``labels``: the column heads; ``lang`` is TRANSITIONAL, for callers without labels)."""
-    labels = labels_or_english(labels, lang)
+    (``labels``: the title and column heads in the reader's language)."""
     lines = [r if isinstance(r, LadderRow) else LadderRow.from_dict(r) for r in rows][:top]
     layout = layout_ladder(len(lines))
     canvas = Image.new("RGB", (layout.width, layout.height), s.LADDER_BG)
@@ -206,12 +204,10 @@ def render_history(
     history: Sequence[float],
     *,
     name: str = "",
-    labels: Labels | None = None,
-    lang: str | None = None,
+    labels: Labels,
     width: int = HISTORY_W,
 ) -> bytes:
     """A player's ratings (oldest first) as a small line chart, PNG bytes."""
-    labels = labels_or_english(labels, lang)
     values = [float(v) for v in history] or [0.0]
     w, h = width * _SS, HISTORY_H * _SS
     canvas = Image.new("RGB", (w, h), s.LADDER_BG)

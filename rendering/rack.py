@@ -28,7 +28,7 @@ from engine.pieces import Face, parse_face, sort_key, sort_key_value
 from . import sprites
 from . import style as s
 from .layout import PieceBox, Rect, all_rects, flow, row_count
-from .text import Labels, draw_text, labels_or_english
+from .text import Labels, draw_text
 
 Sort = Literal["colour", "color", "value", "run", "group", "none"]
 SORTS = ("colour", "value", "run", "group", "none")
@@ -210,8 +210,7 @@ def render_rack(
     new: Iterable[int] = (),
     family: str | None = None,
     spec: MeldSpec | None = None,
-    labels: Labels | None = None,
-    lang: str | None = None,
+    labels: Labels,
     title: str | None = None,
 ) -> bytes:
     """A player's rack (or card hand) as PNG bytes (deterministic).
@@ -219,7 +218,7 @@ def render_rack(
     ``pieces`` are faces or notation strings (``family`` says which when all are strings);
     ``new`` are indexes into ``pieces`` drawn with the "changed" glow; ``spec`` (a rule set's
     ``meld_spec``) decides which clusters count as melds for the run/group sortings; ``labels``
-    are the words in the reader's language (``lang`` is TRANSITIONAL, for callers without labels).
+    are the words in the reader's language.
     """
     layout = layout_rack(pieces, sort=sort, new=new, family=family, spec=spec)
-    return s.to_png(draw_rack(layout, labels_or_english(labels, lang), title))
+    return s.to_png(draw_rack(layout, labels, title))

@@ -26,7 +26,7 @@ from . import sprites
 from . import style as s
 from .layout import PieceBox, Placement, Rect, all_rects, flow, row_count
 from .rack import draw_rack, layout_rack
-from .text import Labels, draw_text, labels_or_english, number
+from .text import Labels, draw_text, number
 
 TITLE_H = 64
 SEAT_H = 112
@@ -229,12 +229,9 @@ def layout_table(
     view: PublicView,
     *,
     width: int = s.TABLE_WIDTH,
-    labels: Labels | None = None,
-    lang: str | None = None,
+    labels: Labels,
 ) -> TableLayout:
-    """Compute where everything of the table picture goes (``labels``: the section titles;
-    ``lang`` is TRANSITIONAL, for callers that pass no labels yet)."""
-    labels = labels_or_english(labels, lang)
+    """Compute where everything of the table picture goes (``labels``: the section titles)."""
     title = Rect(0, 0, width, TITLE_H)
     seats = _layout_seats(view, TITLE_H + 16, width)
     y = max(b.rect.y1 for b in seats) + 16 if seats else TITLE_H + 16
@@ -493,12 +490,10 @@ def render_table(
     view: PublicView,
     *,
     width: int = s.TABLE_WIDTH,
-    labels: Labels | None = None,
-    lang: str | None = None,
+    labels: Labels,
 ) -> bytes:
     """The table picture of a public view, as PNG bytes (deterministic). ``labels``: the words
-    in the reader's language (``lang`` is TRANSITIONAL, for callers that pass no labels yet)."""
-    labels = labels_or_english(labels, lang)
+    in the reader's language."""
     layout = layout_table(view, width=width, labels=labels)
     return s.to_png(draw_table(view, layout, labels))
 
@@ -509,11 +504,9 @@ def render_table_with_rack(
     *,
     sort: str = "colour",
     new: Iterable[int] = (),
-    labels: Labels | None = None,
-    lang: str | None = None,
+    labels: Labels,
 ) -> bytes:
     """The table picture with a rack drawn beneath it, in one PNG (the CLI's ``--hand``)."""
-    labels = labels_or_english(labels, lang)
     table = draw_table(view, layout_table(view, labels=labels), labels)
     rack_layout = layout_rack(
         rack,

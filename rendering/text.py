@@ -56,25 +56,6 @@ class Labels:
         return getattr(self, label).format(**params)
 
 
-def _english() -> Labels:
-    # TRANSITIONAL (D, issue 15): callers that pass no labels get the English catalogue's, until
-    # every caller passes its reader's labels; then ``labels`` becomes required.
-    import i18n
-
-    return Labels(**i18n.render_labels("en"))
-
-
-def labels_or_english(labels: Labels | None, lang: str | None = None) -> Labels:
-    """``labels``, or (TRANSITIONAL, old ``lang=`` callers) the catalogue's labels of ``lang``."""
-    if labels is not None:
-        return labels
-    if lang is not None and lang.lower().startswith("de"):
-        import i18n
-
-        return Labels(**i18n.render_labels("de"))
-    return _english()
-
-
 def number(value: float) -> str:
     """A score or rating as shown: whole numbers without decimals, others with one."""
     if float(value).is_integer():

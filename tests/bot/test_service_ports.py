@@ -21,7 +21,7 @@ from bot.service import (
 )
 from bot.service.replay import END
 from bot.store import SqliteStore
-from bot.wiring import RenderingRenderer, build_service, engine_players, open_service
+from bot.wiring import RenderingRenderer, build_service, engine_players, labels, open_service
 from engine.game import new_game
 from engine.rules import preset
 
@@ -48,8 +48,11 @@ def test_the_real_store_and_renderer_have_every_method_of_their_port():
 def test_the_renderer_draws_what_rendering_draws_in_english():
     game = new_game(preset("rummikub"), ["Alice", "Bob"], 1)
     renderer = RenderingRenderer()
-    assert renderer.table(game.public_view(), "en") == rendering.render_table(game.public_view())
-    assert renderer.rack(game.rack(0), "en") == rendering.render_rack(game.rack(0))
+    en = labels("en")
+    assert renderer.table(game.public_view(), "en") == rendering.render_table(
+        game.public_view(), labels=en
+    )
+    assert renderer.rack(game.rack(0), "en") == rendering.render_rack(game.rack(0), labels=en)
     assert renderer.rack(game.rack(0), "de")[:8] == b"\x89PNG\r\n\x1a\n"
 
 

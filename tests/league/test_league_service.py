@@ -33,6 +33,7 @@ from engine.scoring import (
     stein_match_points,
     stein_plus_place_values,
 )
+from i18n import error_text
 
 T0 = 1_700_000_000.0
 GUILD = "g1"
@@ -308,7 +309,7 @@ async def test_voiding_equals_never_played_through_the_store(tmp_path: Path):
     with pytest.raises(LeagueServiceError) as err:
         await played.league.void_game("other-guild", "v1", by="x")
     assert err.value.code == "league.unknown_game"
-    assert "v1" in err.value.message("de")
+    assert "v1" in error_text(err.value, "de")
     await played.close()
     await never.close()
 
