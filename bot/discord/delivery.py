@@ -259,7 +259,10 @@ class Delivery:
             lines.append(t("discord.table_caption", lang, turn=picture.turn_no))
         kwargs: dict[str, Any] = {}
         if picture is not None:
-            kwargs["file"] = discord.File(io.BytesIO(picture.png), filename="table.png")
+            png = picture.png  # drawn in English by the service
+            if lang != "en" and picture.view is not None:
+                png = await self.bot.service.render_view(picture.view, lang) or png
+            kwargs["file"] = discord.File(io.BytesIO(png), filename="table.png")
         if buttons:
             kwargs["view"] = game_buttons(info.game_id, lang)
         await self.public(info, "\n".join(lines), report, **kwargs)

@@ -68,6 +68,9 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
         prompt = latest_with_buttons(fake, thread.id)
         assert f"<@{OWNER_ID}>" in prompt.content
         assert prompt.attachments[0]["filename"] == "table.png"
+        # the thread's table picture is drawn in the guild's language (the test guild is German)
+        german = await bot.service.render_table(game_id, "de")
+        assert prompt.file("table.png") == german != await bot.service.render_table(game_id, "en")
         assert sorted(prompt.custom_ids()) == sorted(
             f"rummy:{a}:{game_id}" for a in ("draw", "done", "reset", "rack")
         )
