@@ -27,8 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from engine.variants import DEFAULT_VARIANT, variant_names
-
+from .service.games import DEFAULT_VARIANT, variant_names
 from .settings import Settings
 
 EXIT_STORE = 3

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine.variants import DEFAULT_VARIANT
 from i18n import t
 
 from .service import (
@@ -29,6 +28,7 @@ from .service import (
     TablePicture,
     TurnPrompt,
 )
+from .service.games import DEFAULT_VARIANT
 from .wiring import open_service
 
 YOU = "console"

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from engine.variants import DEFAULT_VARIANT, variant
 from i18n import lang_of, t
 
+from ..service.games import DEFAULT_VARIANT, variant
 from ..service.outgoing import ErrorReply, Outgoing
 from .delivery import Report
 from .games import GameInfo

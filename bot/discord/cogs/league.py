@@ -16,9 +16,9 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.league import LeagueError
-from engine.variants import DEFAULT_TOURNAMENT_VARIANT, DEFAULT_VARIANT, tournament_variants
 from i18n import error_text, lang_of, t
 
+from ...service.games import DEFAULT_TOURNAMENT_VARIANT, DEFAULT_VARIANT, tournament_variants
 from .lobby import PRESETS
 
 if TYPE_CHECKING:

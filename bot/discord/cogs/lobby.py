@@ -9,8 +9,9 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from engine.variants import variants
 from i18n import lang_of, t
+
+from ...service.games import variants
 
 if TYPE_CHECKING:
     from ..client import RummyBot
