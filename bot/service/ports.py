@@ -13,84 +13,13 @@ from typing import Any, Protocol
 
 from engine.game import PublicView, Result
 
-from ..store import (
-    CommandRecord,
-    CommandWrite,
-    GameRecord,
-    GameStatus,
-    KvRow,
-    PlayerRecord,
-    Seat,
-)
+from ..store import GameRecord, KvRow, Store
 
-
-class GameStore(Protocol):
-    """The store calls the service makes (:class:`bot.store.Store` provides them). Failures
-    raise :class:`~bot.store.StoreError` (a refused write :class:`~bot.store.StoreConflict`,
-    a lost database :class:`~bot.store.StoreOwnerLost`)."""
-
-    async def upsert_player(self, player: PlayerRecord) -> None: ...
-
-    async def get_player(self, player_id: str) -> PlayerRecord | None: ...
-
-    async def create_game(self, game: GameRecord) -> None: ...
-
-    async def update_lobby(
-        self, game_id: str, seats: Sequence[Seat], *, at: float, rules_json: str | None = None
-    ) -> None: ...
-
-    async def start_game(
-        self,
-        game_id: str,
-        *,
-        seats: Sequence[Seat],
-        seed: int,
-        snapshot_json: str,
-        deadline: float | None,
-        at: float,
-    ) -> None: ...
-
-    async def append_command(self, write: CommandWrite) -> None: ...
-
-    async def set_timer(
-        self, game_id: str, *, deadline: float | None, reminder_sent: bool, seq: int
-    ) -> None: ...
-
-    async def set_status(
-        self,
-        game_id: str,
-        status: GameStatus,
-        *,
-        at: float,
-        expect: GameStatus | Sequence[GameStatus] | None = ...,
-        seq: int | None = None,
-    ) -> None: ...
-
-    async def update_meta(
-        self,
-        game_id: str,
-        meta: dict[str, Any],
-        *,
-        at: float,
-        expect: GameStatus | Sequence[GameStatus] | None = None,
-        seq: int | None = None,
-    ) -> None: ...
-
-    async def load_game(self, game_id: str) -> GameRecord | None: ...
-
-    async def load_unfinished_games(
-        self, on_bad: Callable[[str, str], None] | None = None
-    ) -> list[GameRecord]: ...
-
-    async def commands(self, game_id: str, after_seq: int = 0) -> list[CommandRecord]: ...
-
-    async def quarantine(self, game_id: str, reason: str, *, at: float) -> None: ...
-
-    async def quarantined(self, guild_id: str | None = None) -> list[tuple[str, str, float]]: ...
-
-    async def kv_get(self, namespace: str, key: str) -> Any | None: ...
-
-    async def kv_put(self, rows: Sequence[KvRow]) -> None: ...
+# The store calls the service makes are the store's own interface, :class:`bot.store.Store`
+# (declared once there; the SQLite store implements it, and a PostgreSQL store will). Failures
+# raise :class:`~bot.store.StoreError` (a refused write :class:`~bot.store.StoreConflict`, a
+# lost database :class:`~bot.store.StoreOwnerLost`).
+GameStore = Store
 
 
 class Renderer(Protocol):
