@@ -121,22 +121,33 @@ def result_from_stein(
     return _build(meta, preset, players, mp, [top] * len(players), list(tiles_left))
 
 
+def result_by_place(
+    preset: str,
+    meta: GameMeta,
+    players: Sequence[str],
+    scores: Sequence[float],
+    *,
+    higher_is_better: bool,
+) -> GameResult:
+    """Place MP n+1-k by the scores (ties averaged), the scores kept as points: signed points
+    (higher is better) or penalties (fewer is better)."""
+    _check_length("points" if higher_is_better else "penalties", scores, players)
+    mp = place_points(scores, higher_is_better=higher_is_better)
+    return _build(meta, preset, players, mp, [float(len(players))] * len(players), scores)
+
+
 def result_by_points(
     preset: str, meta: GameMeta, players: Sequence[str], points: Sequence[float]
 ) -> GameResult:
     """Place MP n+1-k by points, higher is better (ties averaged), points kept."""
-    _check_length("points", points, players)
-    mp = place_points(points, higher_is_better=True)
-    return _build(meta, preset, players, mp, [float(len(players))] * len(players), points)
+    return result_by_place(preset, meta, players, points, higher_is_better=True)
 
 
 def result_by_penalty(
     preset: str, meta: GameMeta, players: Sequence[str], penalties: Sequence[int]
 ) -> GameResult:
     """Place MP n+1-k by penalty, fewer is better (ties averaged), penalties kept."""
-    _check_length("penalties", penalties, players)
-    mp = place_points(penalties, higher_is_better=False)
-    return _build(meta, preset, players, mp, [float(len(players))] * len(players), penalties)
+    return result_by_place(preset, meta, players, penalties, higher_is_better=False)
 
 
 def result_from_rummikub(
