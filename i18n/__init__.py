@@ -1,5 +1,6 @@
 """Every sentence and label the game shows, in English and German: one ``t()``, one catalogue per
-language (``i18n/en.json``, ``i18n/de.json``).
+language (``i18n/en.json``, ``i18n/de.json``, plus the files of ``i18n/en/`` and ``i18n/de/``, one
+per area, merged; a key may be defined only once per language).
 
 The engine, the service and the league produce data (error codes with params, events with a kind
 and params); text is made here, at the edge, in the language of the person who reads it.
@@ -47,11 +48,19 @@ _HERE = Path(__file__).resolve().parent
 
 @cache
 def catalogue(lang: str) -> Mapping[str, Any]:
-    """The catalogue of ``lang`` ("en" or "de"): key -> template (str or plural dict)."""
+    """The catalogue of ``lang`` ("en" or "de"): key -> template (str or plural dict), merged
+    from ``<lang>.json`` and ``<lang>/*.json`` (KeyError if two files define one key)."""
     if lang not in LANGS:
         raise KeyError(f"i18n: no catalogue for language {lang!r} (known: {', '.join(LANGS)})")
-    with (_HERE / f"{lang}.json").open(encoding="utf-8") as file:
-        return json.load(file)
+    merged: dict[str, Any] = {}
+    for path in (_HERE / f"{lang}.json", *sorted((_HERE / lang).glob("*.json"))):
+        with path.open(encoding="utf-8") as file:
+            part = json.load(file)
+        twice = sorted(set(part) & set(merged))
+        if twice:
+            raise KeyError(f"i18n: {path.name} repeats keys of another {lang} file: {twice}")
+        merged.update(part)
+    return merged
 
 
 def lang_of(locale: Any) -> str:

@@ -218,3 +218,22 @@ def test_every_raised_error_code_has_a_text():
                 continue
             missing.setdefault(code, str(path.relative_to(ROOT)))
     assert missing == {}
+
+
+def test_catalogue_merges_area_files_and_refuses_a_key_twice(tmp_path, monkeypatch):
+    """Each area keeps its texts in ``i18n/<lang>/<area>.json``; they merge into one catalogue,
+    and a key defined in two files is an error naming the file, never a silent override."""
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en.json").write_text('{"a.one": "1"}', encoding="utf-8")
+    (tmp_path / "en" / "area.json").write_text('{"b.two": "2"}', encoding="utf-8")
+    monkeypatch.setattr(i18n, "_HERE", tmp_path)
+    catalogue.cache_clear()
+    try:
+        assert dict(catalogue("en")) == {"a.one": "1", "b.two": "2"}
+        (tmp_path / "en" / "other.json").write_text('{"a.one": "again"}', encoding="utf-8")
+        catalogue.cache_clear()
+        with pytest.raises(KeyError, match=r"other\.json.*a\.one"):
+            catalogue("en")
+    finally:
+        monkeypatch.undo()
+        catalogue.cache_clear()
