@@ -282,19 +282,25 @@ class Lobby(ServicePart):
 
     # ------------------------------------------------------------------ rematch
 
-    async def rematch(self, game_id: str, by: str) -> tuple[str | None, list[Outgoing]]:
+    async def rematch(
+        self, game_id: str, by: str, *, new_id: str | None = None
+    ) -> tuple[str | None, list[Outgoing]]:
         bad = self.bad_entry(game_id, by)
+        if bad is None and new_id is not None:
+            bad = self.bad_entry(new_id, by)
         if bad is not None:
             return None, [bad]
         try:
-            return await self._rematch(game_id, by)
+            return await self._rematch(game_id, by, new_id)
         except StoreError as exc:
             self.registry.store_failed(exc)
             log.error("rematch of %s failed: %s", game_id, exc)
             lang = self.people.cached_lang(by)
             return None, [self.messages.error(game_id, by, ServiceError("service.save"), lang)]
 
-    async def _rematch(self, game_id: str, by: str) -> tuple[str | None, list[Outgoing]]:
+    async def _rematch(
+        self, game_id: str, by: str, new_id: str | None
+    ) -> tuple[str | None, list[Outgoing]]:
         error = self.messages.error
         lang = await self.people.lang(by)
         record = await self.store.load_game(game_id)
@@ -320,7 +326,12 @@ class Lobby(ServicePart):
                     PublicText(game_id, "service.rematch.exists", params, kind="lobby")
                 ]
             rules = rules_of(record)
-            new_id, out = await self._create_started(record, rules, by)
+            if new_id is not None and (
+                new_id in self.registry.games or await self.store.load_game(new_id) is not None
+            ):
+                err = ServiceError("game.not_lobby", game=new_id)  # that id exists already
+                return None, [error(game_id, by, err, lang)]
+            new_id, out = await self._create_started(record, rules, by, new_id)
             if new_id is None:
                 return None, out
             await self.store.update_meta(
@@ -330,11 +341,11 @@ class Lobby(ServicePart):
         return new_id, out
 
     async def _create_started(
-        self, old: GameRecord, rules: RuleSet, by: str
+        self, old: GameRecord, rules: RuleSet, by: str, new_id: str | None = None
     ) -> tuple[str | None, list[Outgoing]]:
         now = self.clock.now()
         record = GameRecord(
-            id=secrets.token_hex(4),
+            id=new_id or secrets.token_hex(4),
             preset=old.preset,
             rules_json=old.rules_json,
             seed=secrets.randbelow(2**31),

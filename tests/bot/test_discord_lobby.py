@@ -15,7 +15,7 @@ from tests.bot.discord_helpers import (
 from tests.bot.fakediscord import FakeDiscord, option, running, subcommand
 
 COMMANDS = {"rummy", "play", "draw", "done", "reset", "undo", "rack", "hint"}
-COMMANDS |= {"ladder", "stats", "tournament"}
+COMMANDS |= {"ladder", "stats", "tournament", "rummyadmin"}  # rummyadmin: new (issue 16)
 
 
 async def new_game(fake: FakeDiscord, *options) -> int:
@@ -33,7 +33,11 @@ async def test_commands_sync_to_dev_guild_with_german_names(
         assert fake_discord.synced_commands() == []  # nothing global with DEV_GUILD_ID
         rummy = synced["rummy"]
         subs = {o["name"]: o for o in rummy["options"]}
-        assert set(subs) == {"new", "join", "leave", "start", "abort", "rules", "status", "config"}
+        assert set(subs) >= {"new", "join", "leave", "start", "abort", "rules", "status", "config"}
+        assert set(subs) - {"new", "join", "leave", "start", "abort", "rules", "status"} == {
+            "config",
+            "season",  # new (issue 16)
+        }
         assert subs["new"]["name_localizations"]["de"] == "neu"
         assert subs["new"]["description_localizations"]["de"].startswith("Einen neuen Tisch")
         assert synced["play"]["options"][0]["autocomplete"] is True

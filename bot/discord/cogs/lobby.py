@@ -1,4 +1,12 @@
-"""``/rummy``: new, join, leave, start, abort, rules, status, config."""
+"""``/rummy``: new, join, leave, start, abort, rules, status, config, season start|end|list;
+``/rummyadmin``: config and season start|end|list for Manage Server members only.
+
+Discord keeps ``default_member_permissions`` on top-level commands only (a subcommand cannot
+carry it), so the admin commands of ``/rummy`` (kept: command names are a contract) check
+Manage Server when used, and ``/rummyadmin`` offers the same commands with
+``default_permissions(manage_guild=True)``: Discord shows it to admins only. Every game command
+is guild-only. The lobby's buttons (:mod:`bot.discord.tables`) are registered here.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +17,11 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from i18n import lang_of, t
+from bot.league import LeagueError
+from i18n import error_text, lang_of, t
 
-from ...service.games import variants
+from ...service.games import DEFAULT_VARIANT, variants
+from ..tables import LobbyButton, RematchButton, tables_of
 
 if TYPE_CHECKING:
     from ..client import RummyBot
@@ -28,10 +38,27 @@ LEVELS = [
 class LobbyCog(commands.Cog):
     """Opening, joining, starting and ending tables."""
 
-    rummy = app_commands.Group(name=_("rummy"), description=_("Play rummy on this server"))
+    rummy = app_commands.Group(
+        name=_("rummy"), description=_("Play rummy on this server"), guild_only=True
+    )
+    season = app_commands.Group(
+        name=_("season"), description=_("Ladder seasons (Manage Server)"), parent=rummy
+    )
+    admin = app_commands.Group(
+        name=_("rummyadmin"),
+        description=_("Rummy server administration (Manage Server)"),
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+    admin_season = app_commands.Group(
+        name=_("season"), description=_("Ladder seasons (Manage Server)"), parent=admin
+    )
 
     def __init__(self, bot: RummyBot) -> None:
         self.bot = bot
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(LobbyButton, RematchButton)
 
     @rummy.command(name=_("new"), description=_("Open a new table (a thread) for a game"))
     @app_commands.rename(
@@ -61,7 +88,7 @@ class LobbyCog(commands.Cog):
         turn_time: app_commands.Range[int, 0, 172800] | None = None,
         help_: bool | None = None,
     ) -> None:
-        await self.bot.actions.new_game(
+        await tables_of(self.bot).new_game(
             interaction,
             preset,
             players=players,
@@ -73,15 +100,15 @@ class LobbyCog(commands.Cog):
 
     @rummy.command(name=_("join"), description=_("Take a seat at the open table"))
     async def join(self, interaction: discord.Interaction) -> None:
-        await self.bot.actions.lobby_op(interaction, "join")
+        await tables_of(self.bot).lobby_op(interaction, "join")
 
     @rummy.command(name=_("leave"), description=_("Leave the table before the game starts"))
     async def leave(self, interaction: discord.Interaction) -> None:
-        await self.bot.actions.lobby_op(interaction, "leave")
+        await tables_of(self.bot).lobby_op(interaction, "leave")
 
     @rummy.command(name=_("start"), description=_("Deal and start the game (host)"))
     async def start(self, interaction: discord.Interaction) -> None:
-        await self.bot.actions.lobby_op(interaction, "start")
+        await tables_of(self.bot).lobby_op(interaction, "start")
 
     @rummy.command(name=_("abort"), description=_("Abort the game (host or Manage Server)"))
     async def abort(self, interaction: discord.Interaction) -> None:
@@ -120,15 +147,56 @@ class LobbyCog(commands.Cog):
         help_: bool | None = None,
         ladder_channel: discord.TextChannel | None = None,
     ) -> None:
+        await self._config(interaction, default_preset, turn_time, help_, ladder_channel)
+
+    @admin.command(name=_("config"), description=_("Server defaults for new games (Manage Server)"))
+    @app_commands.rename(
+        default_preset=_("default_preset"),
+        turn_time=_("turn_time"),
+        help_=_("help"),
+        ladder_channel=_("ladder_channel"),
+    )
+    @app_commands.describe(
+        default_preset=_("Default game for /rummy new"),
+        turn_time=_("Default seconds per turn (0: none)"),
+        help_=_("Hints allowed by default"),
+        ladder_channel=_("Where ladder updates are posted"),
+    )
+    @app_commands.choices(default_preset=PRESETS)
+    async def admin_config(
+        self,
+        interaction: discord.Interaction,
+        default_preset: str | None = None,
+        turn_time: app_commands.Range[int, 0, 172800] | None = None,
+        help_: bool | None = None,
+        ladder_channel: discord.TextChannel | None = None,
+    ) -> None:
+        await self._config(interaction, default_preset, turn_time, help_, ladder_channel)
+
+    async def _admin_only(self, interaction: discord.Interaction, lang: str) -> bool:
+        """A guild and Manage Server, or answered why not."""
         actions = self.bot.actions
-        await actions.defer(interaction)
-        lang = lang_of(interaction.locale)
         if interaction.guild is None:
             await actions.answer(interaction, t("discord.guild_only", lang))
-            return
+            return False
         perms = interaction.permissions
         if not (perms and perms.manage_guild):
             await actions.answer(interaction, t("discord.manage_server_only", lang))
+            return False
+        return True
+
+    async def _config(
+        self,
+        interaction: discord.Interaction,
+        default_preset: str | None,
+        turn_time: int | None,
+        help_: bool | None,
+        ladder_channel: discord.TextChannel | None,
+    ) -> None:
+        actions = self.bot.actions
+        await actions.defer(interaction)
+        lang = lang_of(interaction.locale)
+        if not await self._admin_only(interaction, lang):
             return
         config = await self.bot.league.set_guild_config(
             interaction.guild.id,
@@ -153,3 +221,93 @@ class LobbyCog(commands.Cog):
                 channel=f"<#{channel}>" if channel else none,
             ),
         )
+
+    # ------------------------------------------------------------------ seasons
+
+    @season.command(name=_("start"), description=_("Start a new season (archives the open one)"))
+    @app_commands.rename(preset=_("preset"), name=_("name"))
+    @app_commands.describe(preset=_("Which game"), name=_("Season name"))
+    @app_commands.choices(preset=PRESETS)
+    async def season_start(
+        self, interaction: discord.Interaction, preset: str | None = None, name: str = ""
+    ) -> None:
+        await self._season(interaction, "start", preset, name)
+
+    @season.command(name=_("end"), description=_("End the open season"))
+    @app_commands.rename(preset=_("preset"))
+    @app_commands.describe(preset=_("Which game"))
+    @app_commands.choices(preset=PRESETS)
+    async def season_end(self, interaction: discord.Interaction, preset: str | None = None) -> None:
+        await self._season(interaction, "end", preset, "")
+
+    @season.command(name=_("list"), description=_("List the seasons"))
+    @app_commands.rename(preset=_("preset"))
+    @app_commands.describe(preset=_("Which game"))
+    @app_commands.choices(preset=PRESETS)
+    async def season_list(
+        self, interaction: discord.Interaction, preset: str | None = None
+    ) -> None:
+        await self._season(interaction, "list", preset, "")
+
+    @admin_season.command(
+        name=_("start"), description=_("Start a new season (archives the open one)")
+    )
+    @app_commands.rename(preset=_("preset"), name=_("name"))
+    @app_commands.describe(preset=_("Which game"), name=_("Season name"))
+    @app_commands.choices(preset=PRESETS)
+    async def admin_season_start(
+        self, interaction: discord.Interaction, preset: str | None = None, name: str = ""
+    ) -> None:
+        await self._season(interaction, "start", preset, name)
+
+    @admin_season.command(name=_("end"), description=_("End the open season"))
+    @app_commands.rename(preset=_("preset"))
+    @app_commands.describe(preset=_("Which game"))
+    @app_commands.choices(preset=PRESETS)
+    async def admin_season_end(
+        self, interaction: discord.Interaction, preset: str | None = None
+    ) -> None:
+        await self._season(interaction, "end", preset, "")
+
+    @admin_season.command(name=_("list"), description=_("List the seasons"))
+    @app_commands.rename(preset=_("preset"))
+    @app_commands.describe(preset=_("Which game"))
+    @app_commands.choices(preset=PRESETS)
+    async def admin_season_list(
+        self, interaction: discord.Interaction, preset: str | None = None
+    ) -> None:
+        await self._season(interaction, "list", preset, "")
+
+    async def _season(
+        self, interaction: discord.Interaction, op: str, preset: str | None, name: str
+    ) -> None:
+        """Start, end or list the ladder seasons of a game (Manage Server), through the league."""
+        actions = self.bot.actions
+        await actions.defer(interaction)
+        lang = lang_of(interaction.locale)
+        if not await self._admin_only(interaction, lang):
+            return
+        guild = str(interaction.guild.id)
+        if preset is None:
+            preset = (await self.bot.league.guild_config(interaction.guild.id)).get("preset")
+        preset = preset or DEFAULT_VARIANT
+        league = self.bot.league
+        try:
+            if op == "start":
+                change = await league.core.start_season(guild, preset, name[:60])
+                label = f" ({change.started.name})" if change.started.name else ""
+                text = t(
+                    "discord_lobby.season_started",
+                    lang,
+                    season=change.started.number,
+                    preset=preset,
+                    name=label,
+                )
+            elif op == "end":
+                ended = await league.core.end_season(guild, preset)
+                text = t("discord_lobby.season_ended", lang, season=ended.number, preset=preset)
+            else:
+                text = league.seasons_text(await league.core.seasons(guild, preset), preset, lang)
+        except LeagueError as exc:
+            text = error_text(exc, lang)
+        await actions.answer(interaction, text)
