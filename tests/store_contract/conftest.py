@@ -1,4 +1,5 @@
-"""The store contract suite runs every test once per store implementation (factories.py)."""
+"""The store contract suite runs every test once per store implementation (factories.py): on
+SQLite and on a real PostgreSQL server that the session starts itself (tests/pg.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from bot.store import Store
+from tests.pg import pg_server  # noqa: F401 - the session's PostgreSQL server
 from tests.store_contract.factories import FACTORIES, StoreFactory
 
 
 @pytest.fixture(params=FACTORIES, ids=lambda f: f.name)
 def factory(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
-    return request.param(tmp_path)
+    return request.param.make(tmp_path, request)
 
 
 @pytest.fixture

@@ -2,8 +2,9 @@
 
 A factory makes stores over ONE database of its own (a fresh one per test) and offers the few
 things a test needs beyond the :class:`~bot.store.Store` interface: a read-only store, a way for
-"another process" to take the owner lease, and a row count. A PostgreSQL store plugs in by adding
-its factory to :data:`FACTORIES` (for example skipped unless a test database URL is set).
+"another process" to take the owner lease, and a row count. Each factory is made by
+``Factory.make(tmp_path, request)``; the PostgreSQL one takes a fresh database of the session's
+own server (tests/pg.py), so no test is skipped for want of a server.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any, Protocol
 
-from bot.store import SqliteStore, Store
+import pytest
+
+from bot.store import SqliteStore, Store, open_store
+from tests.pg import PgServer
 
 
 class StoreFactory(Protocol):
     name: str
+    #: the database's URL (``sqlite:///...`` or ``postgresql://...``)
+    url: str
 
     async def open(self, **options: Any) -> Store:
         """A writable store on the factory's database, opened (it holds the owner lease)."""
@@ -41,6 +47,11 @@ class SqliteFactory:
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / "contract" / "rummy.sqlite3"
+        self.url = f"sqlite:///{self.path}"
+
+    @classmethod
+    def make(cls, directory: Path, request: pytest.FixtureRequest) -> SqliteFactory:
+        return cls(directory)
 
     async def open(self, **options: Any) -> Store:
         store = SqliteStore(self.path, **options)
@@ -64,5 +75,38 @@ class SqliteFactory:
         return int(self._raw(f"SELECT count(*) FROM {table}")[0][0])
 
 
+class PostgresFactory:
+    """:class:`~bot.store.postgres.PostgresStore` on a fresh database of the test session's
+    PostgreSQL server (fixture ``pg_server`` of tests/pg.py)."""
+
+    name = "postgres"
+
+    def __init__(self, server: PgServer) -> None:
+        self.server = server
+        self.url = server.new_database()
+
+    @classmethod
+    def make(cls, directory: Path, request: pytest.FixtureRequest) -> PostgresFactory:
+        return cls(request.getfixturevalue("pg_server"))
+
+    async def open(self, **options: Any) -> Store:
+        store = open_store(self.url, **options)
+        await store.open()
+        return store
+
+    async def reader(self) -> Store:
+        return await self.open(readonly=True)
+
+    def _raw(self, sql: str) -> list[tuple[Any, ...]]:
+        return self.server.sql(self.url, sql)
+
+    def steal_lease(self, token: str) -> None:
+        self._raw(f"UPDATE owner SET token = '{token}', pid = 1, host = 'elsewhere'")
+
+    def count_rows(self, table: str) -> int:
+        assert table.isidentifier()
+        return int(self._raw(f"SELECT count(*) FROM {table}")[0][0])
+
+
 #: every store implementation the suite runs against
-FACTORIES: list[type] = [SqliteFactory]
+FACTORIES: list[type] = [SqliteFactory, PostgresFactory]

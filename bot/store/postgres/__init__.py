@@ -1,0 +1,5 @@
+"""The PostgreSQL store (``DATABASE_URL=postgresql://...``): :class:`PostgresStore`."""
+
+from .store import PostgresSnapshot, PostgresStore
+
+__all__ = ["PostgresSnapshot", "PostgresStore"]

@@ -1,0 +1,824 @@
+"""The PostgreSQL store: :class:`~bot.store.base.Store` over ``asyncpg`` with a connection pool,
+numbered migrations (:mod:`bot.store.postgres.schema`) and group commit, with the guarantees of
+the SQLite store (the contract suite tests/store_contract/ runs against both).
+
+- **One transaction per accepted command** with its log row, snapshot, deadline, result rows
+  and league rows; :meth:`PostgresStore.append_command` returns only once it is committed
+  (``synchronous_commit`` on by default). Writes queued while a batch commits form the next
+  batch (one transaction; when it fails the writes are retried one by one, so only a faulty
+  write fails).
+- **seq without gaps**: the game row is updated only where ``seq`` is the one before and the
+  game is playing, and ``(game_id, seq)`` is the log's primary key; otherwise
+  :class:`~bot.store.base.StoreConflict`.
+- **The owner lease** (table ``owner``, one row, as in SQLite): taken when a writable store
+  opens (under an advisory lock, with the migrations), renewed every ``lease_seconds / 3``;
+  every write transaction first reads the row ``FOR SHARE``, so a process taking the lease
+  over waits for the writes in flight and every later write of the old owner is refused
+  (:class:`~bot.store.base.StoreOwnerLost`).
+- **Faults**: a server that cannot be reached at open is a one-line ``StoreError``
+  (``code="unreachable"``); a connection lost during a call fails that call
+  (``code="unavailable"``, nothing acknowledged) and the pool connects again at the next one.
+  A call whose connection turns out dead before its transaction began is retried once on a
+  fresh connection (nothing of it had reached the server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import asyncpg
+
+from engine.codec import canonical_json
+
+from ..base import Store, StoreConflict, StoreError, StoreInvalid, StoreLocked, StoreOwnerLost
+from ..lease import (
+    BOOT_ID,
+    HOST,
+    OWNER_COLUMNS,
+    holder_alive,
+    holder_text,
+    owner_from_row,
+    process_facts,
+)
+from ..reads import GAME_COLUMNS
+from ..records import (
+    STATUSES,
+    UNFINISHED,
+    CommandRecord,
+    CommandWrite,
+    GameRecord,
+    GameStatus,
+    KvHook,
+    KvRow,
+    OwnerRecord,
+    PlayerRecord,
+    Seat,
+    seats_to_json,
+)
+from ..writes import settle_batch
+from .errors import connect_error, is_connection_error, pg_error, safe_url
+from .reads import PgReads, Query, check_status, check_text
+from .schema import LOCK_KEY, check_identity, identity, migrate
+from .writes import KV_UPSERT, lock_kv_ranges, row_count, run_kv_hook, write_commands
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+MAX_BATCH = 256
+LEASE_SECONDS = 30.0
+POOL_SIZE = 8
+CONNECT_TIMEOUT = 10.0
+
+
+def _seat_texts(seats: Sequence[Seat]) -> None:
+    for index, seat in enumerate(seats):
+        check_text(f"seat {index} player id", seat.player_id)
+        check_text(f"seat {index} name", seat.name)
+        check_text(f"seat {index} level", seat.level, optional=True)
+
+
+def _statuses(expect: GameStatus | Sequence[GameStatus] | None) -> list[str] | None:
+    if expect is None:
+        return None
+    found = [expect] if isinstance(expect, str) else list(expect)
+    for status in found:
+        check_status(status)
+    return found
+
+
+class PostgresStore(PgReads, Store):
+    """:class:`~bot.store.base.Store` on one PostgreSQL database (``dsn``: a ``postgresql://``
+    URL for asyncpg).
+
+    ``readonly``: read without the owner lease (verify-db, reports), every write refused;
+    ``create``: an empty database may be given the schema (else ``code="missing"``);
+    ``lease_seconds``: how long after its last heartbeat a silent owner counts as dead;
+    ``lease_wait``: how long :meth:`open` waits for another process's lease;
+    ``synchronous``: ``full`` (commits wait for the server's WAL flush) or ``normal``
+    (``synchronous_commit=off``: survives a killed bot, may lose the last commits when the
+    server itself crashes); ``pool_size``: connections at most; ``connect_timeout``: seconds."""
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        readonly: bool = False,
+        create: bool = True,
+        init_empty: bool = False,
+        lease_seconds: float = LEASE_SECONDS,
+        lease_wait: float = 0.0,
+        synchronous: str = "full",
+        pool_size: int = POOL_SIZE,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        busy_timeout: float | None = None,
+    ) -> None:
+        del init_empty, busy_timeout  # SQLite's file options: nothing to do on a server
+        self.dsn = dsn
+        self.path = safe_url(dsn)  # what messages call the database (as SqliteStore.path)
+        if synchronous.lower() not in ("full", "normal"):
+            raise StoreError(
+                f"synchronous must be full or normal, not {synchronous!r}", code="invalid"
+            )
+        if not lease_seconds > 0:
+            raise StoreError(f"lease_seconds must be positive, not {lease_seconds!r}")
+        if int(pool_size) < 2:
+            raise StoreError(f"pool_size must be at least 2, not {pool_size!r}", code="invalid")
+        self.synchronous = synchronous.lower()
+        self.readonly = readonly
+        self.create = create
+        self.lease_seconds = float(lease_seconds)
+        self.lease_wait = max(0.0, float(lease_wait))
+        self.pool_size = int(pool_size)
+        self.connect_timeout = float(connect_timeout)
+        #: the lease row found at open (None: no earlier owner); see OwnerRecord
+        self.previous_owner: OwnerRecord | None = None
+        self._pool: asyncpg.Pool | None = None
+        self._token: str | None = None
+        self._lost = False
+        self._heartbeat: asyncio.Task[None] | None = None
+        # group commit: writes queued by append_command, committed by one writer task
+        self._pending: deque[tuple[CommandWrite, asyncio.Future[None]]] = deque()
+        self._writer: asyncio.Task[None] | None = None
+        # the latest queued write of each game: a read of that game waits for it first
+        self._unsettled: dict[str, asyncio.Future[None]] = {}
+
+    @property
+    def owned(self) -> bool:
+        """Whether this store is open for writing and still holds the owner lease."""
+        return self._pool is not None and not self.readonly and not self._lost
+
+    @property
+    def owner_token(self) -> str | None:
+        return self._token
+
+    # ------------------------------------------------------------------ lifecycle
+    async def open(self) -> None:
+        """Connect, check (and for a writer migrate) the schema, take the owner lease. With
+        ``lease_wait`` a lease held by another process is waited for that long."""
+        if self._pool is not None:
+            return
+        deadline = time.monotonic() + self.lease_wait
+        while True:
+            try:
+                await self._open_once()
+                return
+            except StoreLocked:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise
+                log.info("%s is in use; waiting up to %.0f s for its lease", self.path, left)
+                await asyncio.sleep(min(self.lease_seconds / 6, left))
+
+    async def _open_once(self) -> None:
+        settings = {"application_name": "rummy-bot"}
+        if self.readonly:
+            settings["default_transaction_read_only"] = "on"
+        elif self.synchronous == "normal":
+            settings["synchronous_commit"] = "off"
+        try:
+            pool = await asyncpg.create_pool(
+                self.dsn,
+                min_size=1,
+                max_size=self.pool_size,
+                timeout=self.connect_timeout,
+                command_timeout=None,
+                server_settings=settings,
+            )
+        except Exception as exc:
+            raise connect_error(exc, self.path) from None
+        self._lost = False
+        try:
+            async with pool.acquire() as conn:
+                if self.readonly:
+                    version, tables = await identity(conn)
+                    if check_identity(version, tables, self.path) == 0:
+                        raise StoreError(
+                            f"{self.path} holds no rummy-bot database yet; check the URL",
+                            code="missing",
+                        )
+                else:
+                    async with conn.transaction():
+                        await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
+                        version, tables = await identity(conn)
+                        version = check_identity(version, tables, self.path)
+                        if version == 0 and not self.create:
+                            raise StoreError(
+                                f"{self.path} holds no rummy-bot database yet; check the URL",
+                                code="missing",
+                            )
+                        await migrate(
+                            conn,
+                            version,
+                            on_step=lambda n: log.info(
+                                "migrating %s to schema version %d", self.path, n
+                            ),
+                        )
+                        self._token = await self._take_lease(conn)
+        except BaseException as exc:
+            self._token = None
+            pool.terminate()
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, Exception):
+                raise pg_error(exc, "opening the database", where=self.path) from None
+            raise
+        self._pool = pool
+        if self._token is not None:
+            self._heartbeat = asyncio.get_running_loop().create_task(
+                self._keep_lease(), name=f"store-lease:{self.path}"
+            )
+
+    async def _take_lease(self, conn: asyncpg.Connection) -> str:
+        """Take the owner lease (inside the opening transaction) or raise StoreLocked."""
+        now = time.time()
+        holder = owner_from_row(
+            await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1 FOR UPDATE")
+        )
+        self.previous_owner = holder
+        if holder is not None and holder_alive(holder, now=now, lease_seconds=self.lease_seconds):
+            raise StoreLocked(
+                f"{self.path} is in use by {holder_text(holder, now)}: stop that process first "
+                f"(a holder that died counts as gone {self.lease_seconds:.0f} s after its last "
+                "heartbeat)",
+                holder=holder,
+            )
+        if holder is not None and holder.released is None:
+            log.warning(
+                "%s: taking the owner lease over from %s, which is gone",
+                self.path,
+                holder_text(holder, now),
+            )
+        token = uuid.uuid4().hex
+        started, _ = process_facts(os.getpid())
+        await conn.execute(
+            f"INSERT INTO owner (id, {OWNER_COLUMNS}) VALUES (1, $1, $2, $3, $4, $5, NULL, $6, "
+            "$7) ON CONFLICT (id) DO UPDATE SET token = excluded.token, pid = excluded.pid, "
+            "host = excluded.host, since = excluded.since, heartbeat = excluded.heartbeat, "
+            "released = NULL, boot = excluded.boot, started = excluded.started",
+            token,
+            os.getpid(),
+            HOST,
+            now,
+            now,
+            BOOT_ID,
+            started,
+        )
+        return token
+
+    async def _check_owner(self, conn: asyncpg.Connection) -> None:
+        """Inside a write transaction: the lease row is still ours, and stays so until this
+        transaction ends (FOR SHARE: a process taking it over waits for it)."""
+        row = await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1 FOR SHARE")
+        if row is not None and row[0] == self._token and row[5] is None:
+            return
+        self._lost = True
+        holder = owner_from_row(row)
+        now = time.time()
+        by = holder_text(holder, now) if holder and holder.released is None else "nobody"
+        raise StoreOwnerLost(
+            f"this process no longer owns {self.path}: the lease is held by {by}; nothing was "
+            "saved; stop this process (the other one runs the games now)",
+            holder=holder,
+        )
+
+    async def _keep_lease(self) -> None:
+        """Renew the lease every ``lease_seconds / 3`` until closed or lost."""
+        interval = self.lease_seconds / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self._transaction(
+                    lambda conn: conn.execute(
+                        "UPDATE owner SET heartbeat = $1 WHERE id = 1 AND token = $2",
+                        time.time(),
+                        self._token,
+                    ),
+                    "renewing the owner lease",
+                )
+            except StoreOwnerLost as exc:
+                log.error("%s", exc)
+                return
+            except StoreError as exc:
+                if exc.code == "closed":
+                    return
+                log.warning("could not renew the owner lease (will try again): %s", exc)
+
+    async def close(self) -> None:
+        task, self._heartbeat = self._heartbeat, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._writer is not None:
+            with contextlib.suppress(Exception):  # its writers got the error already
+                await asyncio.shield(self._writer)
+        if self._pool is not None:
+            if self._token is not None and not self._lost:
+                now, token = time.time(), self._token
+                try:
+                    await self._transaction(
+                        lambda conn: conn.execute(
+                            "UPDATE owner SET released = $1, heartbeat = $1 WHERE id = 1 "
+                            "AND token = $2",
+                            now,
+                            token,
+                        ),
+                        "giving the owner lease back",
+                    )
+                except StoreError as exc:
+                    log.warning("%s", exc)
+            pool, self._pool = self._pool, None
+            try:
+                await asyncio.wait_for(pool.close(), timeout=self.connect_timeout)
+            except Exception:
+                pool.terminate()
+        self._token = None
+
+    def _pool_or_raise(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise StoreError(f"the store {self.path} is not open", code="closed")
+        return self._pool
+
+    async def schema_version(self) -> int:
+        return await self._read(
+            lambda conn: conn.fetchval("SELECT version FROM schema_version"), "reading"
+        )
+
+    # ------------------------------------------------------------------ plumbing
+    async def _run(
+        self,
+        fn: Callable[[asyncpg.Connection], Awaitable[_T]],
+        doing: str,
+        *,
+        write: bool,
+    ) -> _T:
+        """``fn(connection)`` on a pooled connection (a write inside one transaction, after the
+        lease check). A connection found dead before anything of the call reached the server is
+        replaced once; any later failure is a StoreError and nothing is acknowledged."""
+        pool = self._pool_or_raise()
+        for attempt in (1, 2):
+            began = False
+            try:
+                async with pool.acquire(timeout=self.connect_timeout) as conn:
+                    if not write:
+                        began = True
+                        return await fn(conn)
+                    async with conn.transaction():
+                        began = True
+                        await self._check_owner(conn)
+                        return await fn(conn)
+            except StoreError:
+                raise
+            except Exception as exc:
+                if attempt == 1 and not began and is_connection_error(exc):
+                    log.info("%s: connection lost; connecting again (%s)", self.path, exc)
+                    continue
+                raise pg_error(exc, doing, where=self.path) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _read(self, query: Query[_T], doing: str = "reading") -> _T:
+        return await self._run(query, doing, write=False)
+
+    async def _transaction(
+        self, work: Callable[[asyncpg.Connection], Awaitable[_T]], doing: str
+    ) -> _T:
+        self._writable(doing)
+        return await self._run(work, doing, write=True)
+
+    def _writable(self, doing: str) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path} is open read-only: {doing} refused", code="readonly")
+        if self._lost:
+            raise StoreOwnerLost(
+                f"this process no longer owns {self.path}: {doing} refused; nothing was saved; "
+                "stop this process (another one runs the games now)"
+            )
+
+    async def _execute(self, sql: str, *args: Any, doing: str) -> int:
+        """One statement in one write transaction; its row count."""
+
+        async def work(conn: asyncpg.Connection) -> int:
+            return row_count(await conn.execute(sql, *args))
+
+        return await self._transaction(work, doing)
+
+    # ------------------------------------------------------------------ players
+    async def upsert_player(self, player: PlayerRecord) -> None:
+        check_text("player id", player.id)
+        check_text("player name", player.name)
+        check_text("player locale", player.locale)
+        await self._execute(
+            "INSERT INTO players (id, name, locale, is_bot) VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name, locale = excluded.locale, "
+            "is_bot = excluded.is_bot",
+            player.id,
+            player.name,
+            player.locale,
+            bool(player.is_bot),
+            doing=f"saving player {player.id}",
+        )
+
+    # ------------------------------------------------------------------ games
+    async def create_game(self, game: GameRecord) -> None:
+        check_text("game id", game.id)
+        check_text("host id", game.host_id)
+        check_text("preset", game.preset)
+        check_text("rules", game.rules_json)
+        check_text("snapshot", game.snapshot_json, optional=True)
+        for what in ("guild_id", "channel_id", "thread_id"):
+            check_text(what.replace("_", " "), getattr(game, what), optional=True)
+        _seat_texts(game.seats)
+        if game.status not in STATUSES:
+            raise StoreInvalid(f"unknown game status {game.status!r}")
+        marks = ", ".join(f"${n}" for n in range(1, 20))
+        try:
+            await self._execute(
+                f"INSERT INTO games ({GAME_COLUMNS}) VALUES ({marks})",
+                game.id,
+                game.guild_id,
+                game.channel_id,
+                game.thread_id,
+                game.preset,
+                game.rules_json,
+                game.seed,
+                game.status,
+                game.created_at,
+                game.updated_at,
+                game.host_id,
+                seats_to_json(game.seats),
+                game.deadline,
+                bool(game.reminder_sent),
+                game.last_activity,
+                game.snapshot_json,
+                game.snapshot_seq,
+                game.seq,
+                canonical_json(game.meta),
+                doing=f"creating game {game.id}",
+            )
+        except StoreConflict as exc:
+            raise StoreConflict(f"game {game.id} already exists") from exc
+
+    async def update_lobby(
+        self, game_id: str, seats: Sequence[Seat], *, at: float, rules_json: str | None = None
+    ) -> None:
+        check_text("game id", game_id)
+        check_text("rules", rules_json, optional=True)
+        _seat_texts(seats)
+        changed = await self._execute(
+            "UPDATE games SET seats = $1, rules_json = COALESCE($2, rules_json), "
+            "updated_at = $3, last_activity = $3 WHERE id = $4 AND status = 'lobby'",
+            seats_to_json(seats),
+            rules_json,
+            at,
+            game_id,
+            doing=f"saving the lobby of game {game_id}",
+        )
+        if changed != 1:
+            raise StoreConflict(f"game {game_id} is not in the lobby")
+
+    async def start_game(
+        self,
+        game_id: str,
+        *,
+        seats: Sequence[Seat],
+        seed: int,
+        snapshot_json: str,
+        deadline: float | None,
+        at: float,
+    ) -> None:
+        check_text("game id", game_id)
+        check_text("snapshot", snapshot_json)
+        _seat_texts(seats)
+        changed = await self._execute(
+            "UPDATE games SET status = 'playing', seats = $1, seed = $2, snapshot_json = $3, "
+            "snapshot_seq = 0, seq = 0, deadline = $4, reminder_sent = FALSE, updated_at = $5, "
+            "last_activity = $5 WHERE id = $6 AND status = 'lobby'",
+            seats_to_json(seats),
+            seed,
+            snapshot_json,
+            deadline,
+            at,
+            game_id,
+            doing=f"starting game {game_id}",
+        )
+        if changed != 1:
+            raise StoreConflict(f"game {game_id} is not in the lobby")
+
+    async def append_command(self, write: CommandWrite) -> None:
+        """Queue the write for the group commit and wait until it is committed (or failed).
+
+        The write is queued before this coroutine first waits, and is committed (or fails)
+        even if the caller is cancelled; a read of its game waits for it."""
+        check_text("game id", write.game_id)
+        check_text("command text", write.text)
+        check_text("snapshot", write.snapshot_json, optional=True)
+        check_status(write.status)
+        self._writable(f"saving command {write.seq} of game {write.game_id}")
+        self._pool_or_raise()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._pending.append((write, future))
+        self._unsettled[write.game_id] = future
+        future.add_done_callback(lambda f, g=write.game_id: self._settled(g, f))
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._drain(), name=f"store-writer:{self.path}")
+        await future
+
+    def _settled(self, game_id: str, future: asyncio.Future[None]) -> None:
+        if self._unsettled.get(game_id) is future:
+            del self._unsettled[game_id]
+
+    async def _after_writes_of(self, game_id: str) -> None:
+        """Wait until the writes of ``game_id`` queued so far are settled (read your writes)."""
+        future = self._unsettled.get(game_id)
+        if future is not None and not future.done():
+            await asyncio.wait([future])
+
+    async def _drain(self) -> None:
+        """The group-commit writer: commit everything queued, batch by batch."""
+        batch: list[tuple[CommandWrite, asyncio.Future[None]]] = []
+        try:
+            while self._pending:
+                count = min(MAX_BATCH, len(self._pending))
+                batch = [self._pending.popleft() for _ in range(count)]
+                outcomes = await self._commit_writes([w for w, _ in batch])
+                settle_batch(batch, outcomes)
+                batch = []
+        except BaseException as exc:  # a bug here must not leave writers waiting for ever
+            stranded = [*batch, *self._pending]
+            self._pending.clear()
+            log.exception("the store writer failed")
+            error = pg_error(exc, "saving commands", where=self.path)
+            settle_batch(stranded, [error] * len(stranded))
+            raise
+
+    async def _commit_writes(self, writes: list[CommandWrite]) -> list[BaseException | None]:
+        """Commit ``writes`` in one transaction; when that fails, one by one, so only a faulty
+        write fails. Returns each write's StoreError or None."""
+
+        def doing(write: CommandWrite) -> str:
+            return f"saving command {write.seq} of game {write.game_id}"
+
+        try:
+            await self._transaction(
+                lambda conn: write_commands(conn, writes), f"saving {len(writes)} commands"
+            )
+        except StoreError as exc:
+            if len(writes) == 1:
+                return [exc]
+            if isinstance(exc, StoreOwnerLost) or exc.code in ("unavailable", "closed"):
+                return [exc] * len(writes)  # no write of this batch can succeed now
+            log.warning(
+                "group commit of %d writes failed (%s); retrying one by one", len(writes), exc
+            )
+            outcomes: list[BaseException | None] = []
+            for write in writes:
+                try:
+                    await self._transaction(
+                        lambda conn, w=write: write_commands(conn, [w]), doing(write)
+                    )
+                except StoreError as single:
+                    outcomes.append(single)
+                else:
+                    outcomes.append(None)
+            return outcomes
+        return [None] * len(writes)
+
+    async def set_timer(
+        self, game_id: str, *, deadline: float | None, reminder_sent: bool, seq: int | None = None
+    ) -> None:
+        check_text("game id", game_id)
+        await self._guarded(
+            game_id,
+            "deadline = $2, reminder_sent = $3",
+            [deadline, bool(reminder_sent)],
+            ["playing"],
+            seq,
+            f"saving the timer of game {game_id}",
+        )
+
+    async def set_status(
+        self,
+        game_id: str,
+        status: GameStatus,
+        *,
+        at: float,
+        expect: GameStatus | Sequence[GameStatus] | None = UNFINISHED,
+        seq: int | None = None,
+    ) -> None:
+        check_text("game id", game_id)
+        if status not in STATUSES or status == "quarantined":
+            raise StoreInvalid(f"set_status cannot set {status!r} (quarantine() sets a game aside)")
+        await self._guarded(
+            game_id,
+            "status = $2, deadline = NULL, updated_at = $3",
+            [status, at],
+            _statuses(expect),
+            seq,
+            f"setting game {game_id} {status}",
+        )
+
+    async def update_meta(
+        self,
+        game_id: str,
+        meta: dict[str, Any],
+        *,
+        at: float,
+        expect: GameStatus | Sequence[GameStatus] | None = None,
+        seq: int | None = None,
+    ) -> None:
+        check_text("game id", game_id)
+        await self._guarded(
+            game_id,
+            "meta = $2, updated_at = $3",
+            [canonical_json(meta), at],
+            _statuses(expect),
+            seq,
+            f"saving the meta data of game {game_id}",
+        )
+
+    async def _guarded(
+        self,
+        game_id: str,
+        assignments: str,
+        values: list[Any],
+        expected: list[str] | None,
+        seq: int | None,
+        doing: str,
+    ) -> None:
+        """One guarded UPDATE of a game row (``$1`` the id, then ``values``); when it changes
+        no row, say why: no such game (``code="missing"``) or another status / seq than
+        expected (StoreConflict)."""
+        n = len(values) + 2
+        sql = (
+            f"UPDATE games SET {assignments} WHERE id = $1 "
+            f"AND (${n}::text[] IS NULL OR status = ANY(${n}::text[])) "
+            f"AND (${n + 1}::int IS NULL OR seq = ${n + 1}::int)"
+        )
+
+        async def work(conn: asyncpg.Connection) -> None:
+            if row_count(await conn.execute(sql, game_id, *values, expected, seq)) == 1:
+                return
+            row = await conn.fetchrow("SELECT status, seq FROM games WHERE id = $1", game_id)
+            if row is None:
+                raise StoreError(f"no game {game_id}", code="missing")
+            wanted = " or ".join(expected) if expected else "any status"
+            at_seq = f" at seq {seq}" if seq is not None else ""
+            raise StoreConflict(
+                f"game {game_id} is {row[0]} at seq {row[1]}, not {wanted}{at_seq}: nothing "
+                "changed (reload the game)"
+            )
+
+        await self._transaction(work, doing)
+
+    async def load_game(self, game_id: str) -> GameRecord | None:
+        await self._after_writes_of(game_id)
+        return await super().load_game(game_id)
+
+    async def commands(self, game_id: str, after_seq: int = 0) -> list[CommandRecord]:
+        await self._after_writes_of(game_id)
+        return await super().commands(game_id, after_seq)
+
+    # ------------------------------------------------------------------ quarantine
+    async def quarantine(self, game_id: str, reason: str, *, at: float) -> None:
+        check_text("game id", game_id)
+        check_text("reason", reason)
+
+        async def work(conn: asyncpg.Connection) -> None:
+            status = await conn.fetchval(
+                "SELECT status FROM games WHERE id = $1 FOR UPDATE", game_id
+            )
+            if status is None:
+                raise StoreError(f"no game {game_id}", code="missing")
+            previous = await conn.fetchval(
+                "SELECT previous_status FROM quarantine WHERE game_id = $1", game_id
+            )
+            before = previous if previous and status == "quarantined" else status
+            await conn.execute(
+                "INSERT INTO quarantine (game_id, reason, at, previous_status) "
+                "VALUES ($1, $2, $3, $4) ON CONFLICT (game_id) DO UPDATE SET "
+                "reason = excluded.reason, at = excluded.at, "
+                "previous_status = excluded.previous_status",
+                game_id,
+                reason,
+                at,
+                before,
+            )
+            await conn.execute(
+                "UPDATE games SET status = 'quarantined', deadline = NULL, updated_at = $1 "
+                "WHERE id = $2",
+                at,
+                game_id,
+            )
+
+        await self._transaction(work, f"quarantining game {game_id}")
+
+    async def release_quarantine(self, game_id: str, *, at: float) -> None:
+        check_text("game id", game_id)
+
+        async def work(conn: asyncpg.Connection) -> None:
+            previous = await conn.fetchval(
+                "SELECT q.previous_status FROM quarantine AS q JOIN games AS g ON g.id = "
+                "q.game_id WHERE q.game_id = $1 AND g.status = 'quarantined' FOR UPDATE",
+                game_id,
+            )
+            if previous is None:
+                raise StoreConflict(f"game {game_id} is not quarantined")
+            await conn.execute(
+                "UPDATE games SET status = $1, updated_at = $2 WHERE id = $3",
+                previous,
+                at,
+                game_id,
+            )
+            await conn.execute("DELETE FROM quarantine WHERE game_id = $1", game_id)
+
+        await self._transaction(work, f"releasing game {game_id}")
+
+    # ------------------------------------------------------------------ key / value
+    async def kv_put(self, rows: Sequence[KvRow]) -> None:
+        for r in rows:
+            check_text("key/value namespace", r.namespace)
+            check_text("key", r.key)
+        values = [(r.namespace, r.key, canonical_json(r.value)) for r in rows]
+
+        async def work(conn: asyncpg.Connection) -> None:
+            if values:
+                await conn.executemany(KV_UPSERT, values)
+
+        await self._transaction(work, "saving key/value rows")
+
+    async def kv_update(self, hook: KvHook) -> list[KvRow]:
+        for read in hook.reads:
+            check_text("key/value namespace", read.namespace)
+            check_text("key prefix", read.prefix)
+        raised: list[BaseException] = []
+
+        async def work(conn: asyncpg.Connection) -> list[KvRow]:
+            await lock_kv_ranges(conn, [hook])
+            try:
+                return await run_kv_hook(conn, hook)
+            except asyncpg.PostgresError:
+                raise
+            except BaseException as exc:  # compute's own error: raised as it is, below
+                raised.append(exc)
+                raise
+
+        try:
+            return await self._transaction(work, "updating key/value rows")
+        except BaseException:
+            if raised:
+                raise raised[0] from None
+            raise
+
+    # ------------------------------------------------------------------ one snapshot
+    @contextlib.asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[PostgresSnapshot]:
+        """Read one consistent state of the database: every read of the returned
+        :class:`PostgresSnapshot` runs in ONE read-only REPEATABLE READ transaction on a
+        connection of its own, so it sees the database as it was when the snapshot began and
+        never blocks this store's writes."""
+        pool = self._pool_or_raise()
+        try:
+            conn = await pool.acquire(timeout=self.connect_timeout)
+        except Exception as exc:
+            raise pg_error(exc, "opening a read snapshot", where=self.path) from None
+        try:
+            transaction = conn.transaction(isolation="repeatable_read", readonly=True)
+            try:
+                await transaction.start()
+                await conn.fetchval("SELECT 1")  # the snapshot starts here
+            except Exception as exc:
+                raise pg_error(exc, "opening a read snapshot", where=self.path) from None
+            try:
+                yield PostgresSnapshot(self, conn)
+            finally:
+                with contextlib.suppress(Exception):
+                    await transaction.rollback()
+        finally:
+            with contextlib.suppress(Exception):
+                await pool.release(conn)
+
+
+class PostgresSnapshot(PgReads):
+    """The read methods of a store, all on one read transaction (see
+    :meth:`PostgresStore.snapshot`)."""
+
+    def __init__(self, store: PostgresStore, conn: asyncpg.Connection) -> None:
+        self._store = store
+        self._conn = conn
+
+    async def _read(self, query: Query[_T], doing: str = "reading a snapshot") -> _T:
+        try:
+            return await query(self._conn)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise pg_error(exc, doing, where=self._store.path) from None
