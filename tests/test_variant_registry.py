@@ -252,7 +252,7 @@ async def test_the_league_asks_the_registry(tmp_path: Path, rummikub25: Variant)
         assert (await league.ladder(GUILD, "rummikub25")).games == ("r25",)
         record = dataclasses.replace(await store.load_game("r25"), id="r25-again")
         result = Result("out", 0, [12.0, -12.0], [1, 2], [[], ["R12"]])
-        assert league.result_hook(record, result, T0 + 1)  # ranked: rows to write
+        assert league.result_hook(record, result, T0 + 1).kv_hooks  # ranked: rows to write
         unregister("rummikub25")
         try:
             with pytest.raises(LeagueError) as caught:

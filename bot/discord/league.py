@@ -18,10 +18,9 @@ import discord
 from i18n import t
 
 from .games import GameInfo
-from .tables import tables_of
 
 if TYPE_CHECKING:
-    from bot.league import Ladder, League, Season, Tournament
+    from bot.league import Ladder, League, Tournament
 
     from ..service.outgoing import GameOver
     from .client import RummyBot
@@ -36,7 +35,6 @@ class LeagueData:
 
     def __init__(self, bot: RummyBot) -> None:
         self.bot = bot
-        self._config: dict[int, dict[str, Any]] = {}
 
     @property
     def core(self) -> League:
@@ -47,9 +45,9 @@ class LeagueData:
 
     # ------------------------------------------------------------------ results, ladder
 
-    def season_of(self, guild_id: str, preset: str) -> int:
-        """The open season's number (1 while none was started)."""
-        return self.core.season_number(str(guild_id), preset)
+    async def season_of(self, guild_id: str, preset: str) -> int:
+        """The open season's number (1 while none was started), as stored now."""
+        return await self.core.season_number(str(guild_id), preset)
 
     async def ladder(self, guild_id: int | str, preset: str, season: int | None) -> Ladder:
         return await self.core.ladder(str(guild_id), preset, season)
@@ -65,7 +63,7 @@ class LeagueData:
         self, guild_id: int | str, preset: str, season: int | None, lang: str, *, top: int = 10
     ) -> tuple[str, bytes | None]:
         """The standings as text, plus a picture when the renderer is available."""
-        season = season or self.season_of(str(guild_id), preset)
+        season = season or await self.season_of(str(guild_id), preset)
         ladder = await self.ladder(guild_id, preset, season)
         title = t("discord.ladder_title", lang, preset=preset, season=season)
         if not ladder.rows:
@@ -97,11 +95,7 @@ class LeagueData:
         return "\n".join(lines), png
 
     async def after_game(self, info: GameInfo, over: GameOver, lang: str) -> None:
-        """After a finished game: post the new standings in the thread and the ladder channel,
-        then close the table (:meth:`bot.discord.tables.Tables.game_over`: lobby message with
-        the result and a Rematch button; the thread renamed, archived and locked once the
-        game's last message is posted) and, for a tournament game, open the table's next game."""
-        tables_of(self.bot).game_over(info, over)
+        """After a finished game: post the new standings in the thread and the ladder channel."""
         if info.guild_id is None:
             return
         season = await self.core.result_season(info.game_id)
@@ -123,35 +117,20 @@ class LeagueData:
             except discord.HTTPException as exc:
                 log.warning("posting the ladder in %s failed: %s", target_id, exc)
 
-    def seasons_text(self, seasons: list[Season], preset: str, lang: str) -> str:
-        """The seasons of a game, oldest first, one line each."""
-        if not seasons:
-            return t("discord_lobby.season_none", lang, preset=preset)
-        lines = [t("discord_lobby.season_list_head", lang, preset=preset)]
-        for season in seasons:
-            name = f" {season.name}" if season.name else ""
-            start = season.started_at[:10]
-            if season.ended_at is None:
-                key, end = "discord_lobby.season_row_open", ""
-            else:
-                key, end = "discord_lobby.season_row_ended", season.ended_at[:10]
-            lines.append(t(key, lang, season=season.number, name=name, start=start, end=end))
-        return "\n".join(lines)
-
     # ------------------------------------------------------------------ guild settings
 
     async def guild_config(self, guild_id: int) -> dict[str, Any]:
-        if guild_id not in self._config:
-            stored = await self.bot.service.adapter_data(CONFIG, str(guild_id))
-            self._config[guild_id] = dict(stored or {})
-        return self._config[guild_id]
+        """The guild's settings as stored now (no per-process copy: every process sharing
+        the database reads the same settings)."""
+        stored = await self.bot.service.adapter_data(CONFIG, str(guild_id))
+        return dict(stored or {})
 
     async def set_guild_config(self, guild_id: int, **changes: Any) -> dict[str, Any]:
-        config = {**await self.guild_config(guild_id)}
-        config.update({k: v for k, v in changes.items() if v is not None})
-        await self.bot.service.set_adapter_data(CONFIG, str(guild_id), config)
-        self._config[guild_id] = config
-        return config
+        """Change some settings (None: unchanged) in one read-modify-write transaction."""
+        given = {k: v for k, v in changes.items() if v is not None}
+        return await self.bot.service.update_adapter_data(
+            CONFIG, str(guild_id), lambda stored: {**(stored or {}), **given}
+        )
 
     # ------------------------------------------------------------------ tournaments
 

@@ -2,13 +2,13 @@
 
 :class:`MatchBook` keeps the ``rummy_match`` rows of a :class:`~bot.store.Store`; the result
 hook asks it for the rows a finished hand adds (:meth:`MatchBook.rows`), including the match's
-one ladder result once it is won. The latest match of every lobby is cached for the
-synchronous hook: :meth:`load` once, before the hook runs.
+one ladder result once it is won, from the lobby's rows as read inside the transaction that
+finishes the hand (nothing is cached, so every process continues the same match).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 
 from bot.league.presets import GameMeta, RummyMatch, result_from_rummy_match
@@ -30,16 +30,16 @@ class MatchBook(LobbyBook[RunningMatch]):
         meta: GameMeta,
         players: list[str],
         result: Result,
-        commit: list[Callable[[], None]],
+        stored: list[KvRow],
         targets: Mapping[int, int],
     ) -> list[KvRow]:
         """The rows a finished hand adds to its lobby's match (``targets``: the match target
-        by player count, the rules' ``match_target_by_players``); the cache changes in
-        ``commit``, after the transaction."""
+        by player count, the rules' ``match_target_by_players``), given the rows ``stored``
+        now (read in the finishing transaction, :meth:`lobby_read`)."""
         if len(players) not in targets:
             return []
         rows: list[KvRow] = []
-        running = self.cache.get((guild, channel))
+        running = self.latest_in(stored, (guild, channel))
         if running is not None and running.closed_at is None and meta.game_id in running.game_ids:
             cut = running.game_ids.index(meta.game_id)  # a failed final write, tried again
             m = running.match
@@ -75,10 +75,8 @@ class MatchBook(LobbyBook[RunningMatch]):
                 KvRow(NS_RESULT, meta.game_id, result_from_rummy_match(meta, match).to_dict())
             )
         rows.append(KvRow(NS_MATCH, running.key, running.to_dict()))
-        final = running
-        commit.append(lambda: self.cache.__setitem__((guild, channel), final))
         return rows
 
     async def rummy_match(self, guild: str, channel: str | None) -> RunningMatch | None:
-        """The lobby's latest Rummy match (running or over), or None."""
-        return self.latest_of(guild, channel)
+        """The lobby's latest Rummy match (running or over), or None, as stored now."""
+        return await self.latest_of(guild, channel)

@@ -1,5 +1,6 @@
 """The league's stored records: the values of its key/value rows (see :mod:`bot.league.service`
-for the layout), their namespaces, and the hook's :class:`HookRows`.
+for the layout), their namespaces, the hook's :class:`HookRows` and the per-lobby series
+(:class:`LobbyBook`).
 
 Every record is a frozen value with ``to_dict()`` / ``from_dict()``; the dict is what the store
 keeps (as canonical JSON), so its keys are a contract.
@@ -13,11 +14,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from bot.league.errors import LeagueServiceError
 from bot.league.ladder import StandingRow
 from bot.league.presets import RummyMatch, Sitting
 from bot.league.tournament import Tournament
-from bot.store import GameRecord, KvRow
+from bot.store import GameRecord, KvHook, KvRead, KvRow
 from engine.codec import Record, from_data, to_data
 
 if TYPE_CHECKING:  # the port names these records: imported for annotations only
@@ -216,51 +216,49 @@ class PlayerStats:
 
 
 class HookRows(list[KvRow]):
-    """The result hook's rows, plus what the league's cache learns once they are stored:
-    call :meth:`committed` after the transaction that writes them has committed (the game
-    service does); until then the cache is unchanged, so a failed write changes nothing."""
+    """The result hook's answer: rows to write as they are (none today), plus
+    :attr:`kv_hooks`, the :class:`~bot.store.KvHook` s that compute the league's rows INSIDE the
+    transaction that finishes the game, from the rows stored there (so every process reads the
+    same seasons, sittings and matches, and two games finishing at once lose nothing)."""
 
-    def __init__(self, rows: Iterable[KvRow] = (), steps: Iterable[Callable[[], None]] = ()):
+    def __init__(self, rows: Iterable[KvRow] = (), kv_hooks: Iterable[KvHook] = ()) -> None:
         super().__init__(rows)
-        self.steps = list(steps)
-
-    def committed(self) -> None:
-        """Apply the cache changes (once)."""
-        steps, self.steps = self.steps, []
-        for step in steps:
-            step()
+        self.kv_hooks: tuple[KvHook, ...] = tuple(kv_hooks)
 
 
 R = TypeVar("R", bound="_InLobby")
 
 
+def lobby_prefix(guild: str, channel: str) -> str:
+    """The store-key prefix of a lobby's numbered series (``guild:channel:``)."""
+    return f"{guild}:{channel}:"
+
+
 class LobbyBook(Generic[R]):
-    """The latest numbered series (a sitting, a match) of every lobby, kept in the store under
-    ``namespace`` and cached for the synchronous result hook (:meth:`load` once first)."""
+    """The numbered series (a sitting, a match) of every lobby, kept in the store under
+    ``namespace``. Nothing is cached: every read asks the store, and the result hook reads the
+    lobby's rows inside the transaction that finishes the game (:meth:`lobby_read`)."""
 
     namespace: ClassVar[str]
     record: ClassVar[type[Any]]
 
     def __init__(self, store: LeagueStore) -> None:
         self.store = store
-        self.latest: dict[tuple[str, str], R] | None = None
 
-    async def load(self) -> None:
-        """Read the latest series of every lobby into the cache."""
-        latest: dict[tuple[str, str], R] = {}
-        for row in await self.store.kv_items(self.namespace):
+    def lobby_read(self, guild: str, channel: str) -> KvRead:
+        """The rows of the lobby's series (what the hook reads in the transaction)."""
+        return KvRead(self.namespace, lobby_prefix(guild, channel))
+
+    def latest_in(self, rows: Iterable[KvRow], lobby: tuple[str, str]) -> R | None:
+        """The lobby's latest series among ``rows`` (other rows are left out)."""
+        latest: R | None = None
+        for row in rows:
+            if row.namespace != self.namespace:
+                continue
             value = self.record.from_dict(row.value)
-            known = latest.get(value.lobby)
-            if known is None or value.number > known.number:
-                latest[value.lobby] = value
-        self.latest = latest
-
-    @property
-    def cache(self) -> dict[tuple[str, str], R]:
-        """Lobby (guild, channel) -> its latest series."""
-        if self.latest is None:
-            raise LeagueServiceError("league.not_open")
-        return self.latest
+            if value.lobby == lobby and (latest is None or value.number > latest.number):
+                latest = value
+        return latest
 
     def running(
         self,
@@ -269,12 +267,12 @@ class LobbyBook(Generic[R]):
         at: str,
         rows: list[KvRow],
         start: Callable[[int], R],
-        current: R | None = None,
+        current: R | None,
     ) -> R:
-        """The lobby's series these players continue (``current``, by default the cached one):
-        one that other players sat down to is closed at ``at`` (its row goes to ``rows``), and
-        after a closed one (or none) ``start(number)`` makes the next."""
-        found = self.cache.get(lobby) if current is None else current
+        """The lobby's series these players continue (``current``: the lobby's latest): one that
+        other players sat down to is closed at ``at`` (its row goes to ``rows``), and after a
+        closed one (or none) ``start(number)`` makes the next."""
+        found = current
         others = found is not None and sorted(found.players) != sorted(players)
         if found is not None and found.closed_at is None and others:
             found = replace(found, closed_at=at)
@@ -283,6 +281,24 @@ class LobbyBook(Generic[R]):
             return start(found.number + 1 if found is not None else 1)
         return found
 
-    def latest_of(self, guild: str, channel: str | None) -> R | None:
-        """The lobby's latest series (running or over), or None."""
-        return self.cache.get((guild, channel or NO_CHANNEL))
+    async def latest_of(self, guild: str, channel: str | None) -> R | None:
+        """The lobby's latest series (running or over), or None, as stored now."""
+        lobby = (guild, channel or NO_CHANNEL)
+        return self.latest_in(await self.store.kv_items(self.namespace), lobby)
+
+    async def close_latest(self, guild: str, channel: str | None, at: str) -> R | None:
+        """Close the lobby's running series at ``at`` in one read-modify-write transaction;
+        None (nothing written) when none runs."""
+        lobby = (guild, channel or NO_CHANNEL)
+        closed: list[R] = []
+
+        def compute(rows: list[KvRow]) -> list[KvRow]:
+            running = self.latest_in(rows, lobby)
+            if running is None or running.closed_at is not None:
+                return []
+            done = replace(running, closed_at=at)
+            closed.append(done)
+            return [KvRow(self.namespace, done.key, done.to_dict())]
+
+        await self.store.kv_update(KvHook((self.lobby_read(*lobby),), compute))
+        return closed[0] if closed else None

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from bot.league.records import NS_TOURNAMENT, NS_TOURNAMENT_GAME, TournamentGame, TournamentInfo
-from bot.store import GameRecord, KvRow, ResultRow
+from bot.store import GameRecord, KvHook, KvRow, ResultRow
 
 
 class TournamentRepository(Protocol):
@@ -66,6 +66,8 @@ class LeagueStore(FinishedGames, Protocol):
     async def kv_put(self, rows: Sequence[KvRow]) -> None: ...
 
     async def kv_items(self, namespace: str) -> list[KvRow]: ...
+
+    async def kv_update(self, hook: KvHook) -> list[KvRow]: ...
 
 
 class KvTournamentRepository:

@@ -55,34 +55,48 @@ Decisions (the rules are silent):
 - **Sittings and matches** are per lobby: guild + channel (the game's ``channel_id``; ``-``
   without one). A new game with a different set of players closes the running one and starts
   a new one; the same players in another seat order continue it (mapped by player id).
-- **The hook is synchronous** (it runs inside the store transaction that finishes the game), so
-  the seasons, running sittings/matches and tournament links it needs are cached in memory:
-  call :meth:`League.open` once before the service starts. The hook returns its rows as
-  :class:`HookRows`; the cache changes only when their :meth:`HookRows.committed` is called,
-  which the game service does once the transaction that stores them has committed. A game
-  whose final write fails leaves the cache as it was and is scored afresh when it finishes again
-  (and if a first try did reach the cache, the sitting/match entry of that game id is replaced,
-  not added twice). One process per database is assumed, as for the game service.
+- **The hook is synchronous and reads the database in the finishing transaction.** The
+  service calls :meth:`League.result_hook` when a command finishes a game; it answers at once
+  (no I/O) with a :class:`~bot.store.KvHook` that the store runs INSIDE the transaction that
+  finishes the game: it reads the guild's seasons of the preset, the lobby's sittings or matches
+  and the game's tournament link there, and computes the rows from them. Nothing is cached, so
+  every process sharing the database scores against the same seasons, sittings and matches
+  (a season started in another process counts at the next game), and two games finishing at
+  once in one lobby both land (the store serialises transactions reading the same rows). A
+  game whose final write fails writes nothing and is scored afresh when it finishes again.
+  Starting and ending seasons, ending sittings and voiding are read-modify-write transactions
+  of their own (:meth:`~bot.store.Store.kv_update`).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
 from bot.league import kinds
-from bot.league.book import LadderBook, season_row
+from bot.league.book import LadderBook, season_row, seasons_in
 from bot.league.matches import MatchBook
 from bot.league.presets import GameMeta
-from bot.league.records import NO_CHANNEL, NS_RESULT, HookRows, TournamentInfo, iso, rules_field
+from bot.league.records import (
+    NO_CHANNEL,
+    NS_RESULT,
+    NS_TOURNAMENT_GAME,
+    HookRows,
+    TournamentInfo,
+    iso,
+    rules_field,
+)
 from bot.league.repository import KvTournamentRepository, LeagueStore, TournamentRepository
 from bot.league.sittings import SittingBook
 from bot.league.tournaments import TournamentDesk
-from bot.store import GameRecord, KvRow
+from bot.store import GameRecord, KvHook, KvRead, KvRow
 from engine.game import Result
 
 # TournamentInfo, NS_RESULT and iso were imported from here by bot/discord/league.py (kept for it).
 __all__ = ["NS_RESULT", "League", "TournamentInfo", "iso"]
+
+log = logging.getLogger(__name__)
 
 
 class League:
@@ -164,28 +178,27 @@ class League:
         return self.clock()
 
     async def open(self) -> League:
-        """Load what the result hook needs (seasons, running sittings/matches, tournament
-        links). Call once before the game service finishes any game."""
-        for part in (self.book, self.sitting_book, self.match_book, self.desk):
-            await part.load()
+        """Get the league ready (the tournament desk loads its links). The ladder parts read
+        the store at every use and need nothing here."""
+        await self.desk.load()
         return self
 
     # ------------------------------------------------------------------ the result hook
 
     def result_hook(self, record: GameRecord, result: Result, at: float) -> HookRows:
         """The service's league port (``at``: when the game finished, by the service's clock):
-        the rows a finished game adds, written in the same transaction that finishes it.
-        Synchronous and I/O-free (reads the cache only; the cache changes when
-        :meth:`HookRows.committed` is called after the commit).
+        what a finished game adds, as a :class:`~bot.store.KvHook` in
+        :attr:`HookRows.kv_hooks` that the store runs inside the transaction that finishes the
+        game (see the module docstring). Synchronous and I/O-free; a game that does not count
+        gets no hook. A preset the registry does not know raises ``result.unknown_preset``.
 
         Stein/Stein Plus/Rummikub/Rommé: a ``ladder_result`` row (plus, for Rommé, the lobby's
         sitting); classic Rummy: the lobby's match, and a ladder row only when the match is won.
-        Also the guild's next season when none is open. See the module docstring for what
-        counts.
+        Also the guild's next season when none is open.
         """
-        links = self.desk.links
         guild = record.guild_id if record.guild_id is not None else self.default_guild
-        if guild is None or record.id in links or result.reason == "abandoned":
+        linked = self.desk.linked or {}  # links of another repository than the store's rows
+        if guild is None or record.id in linked or result.reason == "abandoned":
             return HookRows()
         guild = str(guild)
         players = [seat.player_id for seat in record.seats]
@@ -199,21 +212,59 @@ class League:
         scoring = kinds.SCORING[found.ladder]
         if len(players) < scoring.min_players:
             return HookRows()
-        finished_at = iso(at)
-        season, new_season = self.book.season_for(guild, found.name, finished_at)
-        meta = GameMeta(record.id, guild, season.number, finished_at)
         channel = str(record.channel_id) if record.channel_id is not None else NO_CHANNEL
+        reads = [KvRead(NS_TOURNAMENT_GAME, record.id), self.book.seasons_read(guild, found.name)]
+        if scoring.from_game is None:
+            reads.append(self.match_book.lobby_read(guild, channel))
+        elif scoring.sitting:
+            reads.append(self.sitting_book.lobby_read(guild, channel))
+
+        def compute(stored: list[KvRow]) -> list[KvRow]:
+            try:
+                return self.rows_for(record, result, at, stored, guild=guild, channel=channel)
+            except Exception:  # never fail the game's final write: it finishes unscored
+                log.exception("league rows of game %s failed; the game is not scored", record.id)
+                return []
+
+        return HookRows(kv_hooks=[KvHook(tuple(reads), compute)])
+
+    def rows_for(
+        self,
+        record: GameRecord,
+        result: Result,
+        at: float,
+        stored: list[KvRow],
+        *,
+        guild: str,
+        channel: str,
+    ) -> list[KvRow]:
+        """The rows a finished game adds, given the rows ``stored`` now (its hook's reads)."""
+        if any(r.namespace == NS_TOURNAMENT_GAME and r.key == record.id for r in stored):
+            return []  # scored by its tournament
+        found = kinds.known(record.preset)
+        scoring = kinds.SCORING[found.ladder]
+        players = [seat.player_id for seat in record.seats]
+        finished_at = iso(at)
+        known = seasons_in(stored, guild, found.name)
+        season, new_season = self.book.season_for(known, guild, found.name, finished_at)
+        meta = GameMeta(record.id, guild, season.number, finished_at)
         rows: list[KvRow] = []
-        commit: list[Callable[[], None]] = []
         if scoring.from_game is None:  # only a whole match counts
             targets = dict(found.rules.match_target_by_players)
-            rows += self.match_book.rows(guild, channel, meta, players, result, commit, targets)
+            rows += self.match_book.rows(guild, channel, meta, players, result, stored, targets)
         else:
             game = scoring.from_game(found.name, meta, players, result)
             rows.append(KvRow(NS_RESULT, record.id, game.to_dict()))
             if scoring.sitting:
-                rows += self.sitting_book.rows(guild, channel, meta, players, result, commit)
+                rows += self.sitting_book.rows(guild, channel, meta, players, result, stored)
         if new_season is not None:
             rows.insert(0, season_row(new_season))
-            commit.insert(0, lambda: self.book.season_stored(new_season))
-        return HookRows(rows, commit)
+        return rows
+
+    async def record_result(self, record: GameRecord, result: Result, at: float) -> list[KvRow]:
+        """Score a finished game outside the service (a tool, a test): the hook's rows, read,
+        computed and written in one transaction of their own. Returns the rows written."""
+        written: list[KvRow] = []
+        for hook in self.result_hook(record, result, at).kv_hooks:
+            written += await self.store.kv_update(hook)
+        return written

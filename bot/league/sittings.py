@@ -1,8 +1,8 @@
 """The Rommé sittings of the league: one running sitting per lobby (guild + channel).
 
 :class:`SittingBook` keeps the ``sitting`` rows of a :class:`~bot.store.Store`; the result hook
-asks it for the rows a finished Rommé game adds (:meth:`SittingBook.rows`). The latest sitting
-of every lobby is cached for the synchronous hook: :meth:`load` once, before the hook runs.
+asks it for the rows a finished Rommé game adds (:meth:`SittingBook.rows`), from the lobby's
+rows as read inside the transaction that finishes the game (nothing is cached).
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ class SittingBook(LobbyBook[RunningSitting]):
         meta: GameMeta,
         players: list[str],
         result: Result,
-        commit: list[Callable[[], None]],
+        stored: list[KvRow],
     ) -> list[KvRow]:
-        """The rows a finished game adds to its lobby's sitting (the cache changes in
-        ``commit``, after the transaction)."""
+        """The rows a finished game adds to its lobby's sitting, given the rows ``stored`` now
+        (read in the finishing transaction, :meth:`lobby_read`)."""
         if not 2 <= len(players) <= 6:
             return []
         rows: list[KvRow] = []
@@ -49,6 +49,7 @@ class SittingBook(LobbyBook[RunningSitting]):
             lambda number: RunningSitting(
                 guild, channel, number, Sitting(players=tuple(players)), (), meta.finished_at
             ),
+            self.latest_in(stored, (guild, channel)),
         )
         sitting, game_ids = running.sitting, running.game_ids
         if meta.game_id in game_ids:  # the first try of this game's final write failed
@@ -65,23 +66,17 @@ class SittingBook(LobbyBook[RunningSitting]):
         sitting = sitting.add_game(penalties, winner=winner, strike=strike)
         running = replace(running, sitting=sitting, game_ids=(*game_ids, meta.game_id))
         rows.append(KvRow(NS_SITTING, running.key, running.to_dict()))
-        final = running
-        commit.append(lambda: self.cache.__setitem__((guild, channel), final))
         return rows
 
     async def sitting(self, guild: str, channel: str | None) -> RunningSitting | None:
-        """The lobby's latest Rommé sitting (open or closed), or None."""
-        return self.latest_of(guild, channel)
+        """The lobby's latest Rommé sitting (open or closed), or None, as stored now."""
+        return await self.latest_of(guild, channel)
 
     async def end_sitting(self, guild: str, channel: str | None) -> RunningSitting | None:
-        """Close the lobby's running sitting (its settlement is final); None if none runs."""
-        running = await self.sitting(guild, channel)
-        if running is None or running.closed_at is not None:
-            return None
-        closed = replace(running, closed_at=iso(self.clock()))
-        self.cache[running.lobby] = closed
-        await self.store.kv_put([KvRow(NS_SITTING, closed.key, closed.to_dict())])
-        return closed
+        """Close the lobby's running sitting (its settlement is final); None if none runs.
+        One read-modify-write transaction: a game finishing meanwhile in another process
+        either lands before (and is in the settlement) or starts the next sitting."""
+        return await self.close_latest(guild, channel, iso(self.clock()))
 
     async def sittings(self, guild: str) -> list[RunningSitting]:
         """Every stored sitting of a guild (all lobbies, archived ones included)."""

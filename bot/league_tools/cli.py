@@ -166,7 +166,7 @@ async def ladder_data(
         number = None
         if guild is not None and preset is not None:
             table = await league.ladder(guild, preset, season, min_games=min_games, order=order)
-            number = league.season_number(guild, preset, season)
+            number = await league.season_number(guild, preset, season)
             for row in table.rows:
                 record = await store.get_player(row.player_id)
                 rows.append(

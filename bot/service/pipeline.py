@@ -27,6 +27,7 @@ from engine.game import Result, load_game
 from ..store import (
     CommandWrite,
     GameRecord,
+    KvHook,
     KvRow,
     ResultRow,
     StoreConflict,
@@ -285,10 +286,11 @@ class CommandPipeline(ServicePart):
         keep_reminder = deadline == live.deadline and live.reminder_sent and not finished
         results: tuple[ResultRow, ...] = ()
         kv: tuple[KvRow, ...] = ()
+        kv_hooks: tuple[KvHook, ...] = ()
         after: list[Callable[[], None]] = []
         if finished and state.result is not None:
             results = self.result_rows(live, state.result, now)
-            kv, after = self._hook_rows(live, state.result, now)
+            kv, after, kv_hooks = self._hook_rows(live, state.result, now)
         every = max(1, self.config.snapshot_every)
         take_snapshot = finished or seq - live.snapshot_seq >= every
         write = CommandWrite(
@@ -304,6 +306,7 @@ class CommandPipeline(ServicePart):
             reminder_sent=keep_reminder,
             results=results,
             kv=kv,
+            kv_hooks=kv_hooks,
         )
         return write, after
 
@@ -359,23 +362,25 @@ class CommandPipeline(ServicePart):
 
     def _hook_rows(
         self, live: LiveGame, result: Result, now: float
-    ) -> tuple[tuple[KvRow, ...], list[Callable[[], None]]]:
-        """The result hooks' rows, and their ``committed`` callbacks (a hook may return rows
-        with a ``committed()`` method, e.g. the league's, to update its cache only once the
-        rows are stored)."""
+    ) -> tuple[tuple[KvRow, ...], list[Callable[[], None]], tuple[KvHook, ...]]:
+        """The result hooks' rows, their ``committed`` callbacks (a hook may return rows with a
+        ``committed()`` method, called once the rows are stored) and their ``kv_hooks`` (rows
+        computed by the store inside the transaction, e.g. the league's)."""
         rows: list[KvRow] = []
         after: list[Callable[[], None]] = []
+        in_transaction: list[KvHook] = []
         for hook in self.result_hooks:
             try:
                 found = hook(live.record, result, now)
                 rows += found
+                in_transaction += getattr(found, "kv_hooks", ())
             except Exception:
                 log.exception("result hook failed for game %s", live.id)
                 continue
             committed = getattr(found, "committed", None)
             if callable(committed):
                 after.append(committed)
-        return tuple(rows), after
+        return tuple(rows), after, tuple(in_transaction)
 
     def result_rows(self, live: LiveGame, result: Result, now: float) -> tuple[ResultRow, ...]:
         """The finished game's result rows, one per seat."""

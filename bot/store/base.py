@@ -27,6 +27,7 @@ from .records import (
     CommandWrite,
     GameRecord,
     GameStatus,
+    KvHook,
     KvRow,
     OwnerRecord,
     PlayerRecord,
@@ -238,6 +239,14 @@ class Store(ABC):
 
     @abstractmethod
     async def kv_items(self, namespace: str) -> list[KvRow]: ...
+
+    @abstractmethod
+    async def kv_update(self, hook: KvHook) -> list[KvRow]:
+        """Run ``hook`` (:class:`~bot.store.records.KvHook`) as one transaction of its own:
+        read its ranges, ``compute``, write what it returns; returns the rows written. No other
+        transaction reading or writing those ranges through a hook interleaves, so concurrent
+        read-modify-writes (two processes starting a season) lose nothing. An exception raised
+        by ``compute`` is raised as it is, and nothing is written."""
 
 
 def open_store(url: str, **options: Any) -> Store:

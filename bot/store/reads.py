@@ -175,6 +175,18 @@ def read_kv_items(conn: sqlite3.Connection, namespace: str) -> list[KvRow]:
     ]
 
 
+def read_kv_range(conn: sqlite3.Connection, namespace: str, prefix: str) -> list[KvRow]:
+    """The rows of ``namespace`` whose key starts with ``prefix``, by key."""
+    rows = conn.execute(
+        "SELECT key, json FROM kv WHERE namespace = ? AND substr(key, 1, ?) = ? ORDER BY key",
+        (namespace, len(prefix), prefix),
+    ).fetchall()
+    return [
+        KvRow(namespace, r[0], _json_column(r[1], f"key/value row {namespace}/{r[0]}"))
+        for r in rows
+    ]
+
+
 def _has_table(conn: sqlite3.Connection, name: str) -> bool:
     row = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)

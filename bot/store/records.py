@@ -11,6 +11,7 @@ with, and it sorts and compares without time-zone questions.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -142,13 +143,39 @@ class KvRow:
 
 
 @dataclass(frozen=True, slots=True)
+class KvRead:
+    """A range of ``kv`` rows: those of ``namespace`` whose key starts with ``prefix`` (the
+    empty prefix: every row of the namespace)."""
+
+    namespace: str
+    prefix: str = ""
+
+    def holds(self, row: KvRow) -> bool:
+        return row.namespace == self.namespace and row.key.startswith(self.prefix)
+
+
+@dataclass(frozen=True, slots=True)
+class KvHook:
+    """Key/value rows computed INSIDE a transaction from the rows read in it (a read-modify-
+    write that no other writer can interleave with): the store reads every row of ``reads``
+    (this transaction's own earlier writes included), calls ``compute(rows)`` with them
+    (ordered by namespace, then key) and writes the rows it returns (insert or replace) in the
+    same transaction. Two transactions whose hooks read the same range never interleave. Used
+    by :attr:`CommandWrite.kv_hooks` and :meth:`~bot.store.base.Store.kv_update`."""
+
+    reads: tuple[KvRead, ...]
+    compute: Callable[[list[KvRow]], Sequence[KvRow]]
+
+
+@dataclass(frozen=True, slots=True)
 class CommandWrite:
     """Everything one accepted command changes, written in ONE transaction.
 
     The log row ``(game_id, seq, seat, text, at)``; the game's new ``seq``, ``status``,
     ``deadline`` and ``reminder_sent``, ``last_activity`` when ``activity``; a new snapshot when
     ``snapshot_json`` is given; the result rows and extra key/value rows (ladder) when the command
-    finished the game. ``seq`` must be exactly one more than the stored ``seq``, otherwise the
+    finished the game, and the rows of its ``kv_hooks`` (:class:`KvHook`), computed in the
+    transaction from the rows stored there. ``seq`` must be exactly one more than the stored ``seq``, otherwise the
     write is refused with :class:`~bot.store.base.StoreConflict` (no command is applied twice).
     """
 
@@ -164,6 +191,8 @@ class CommandWrite:
     reminder_sent: bool = False  # the turn goes on with the same deadline, already reminded
     results: tuple[ResultRow, ...] = ()
     kv: tuple[KvRow, ...] = ()
+    # rows computed inside the transaction, after the ones above (the league's result rows)
+    kv_hooks: tuple[KvHook, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

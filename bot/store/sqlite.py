@@ -87,6 +87,7 @@ from .records import (
     CommandWrite,
     GameRecord,
     GameStatus,
+    KvHook,
     KvRow,
     OwnerRecord,
     PlayerRecord,
@@ -96,7 +97,7 @@ from .records import (
 )
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrate
 from .worker import Connection
-from .writes import run_transaction, settle_batch, write_commands
+from .writes import run_kv_hook, run_transaction, settle_batch, write_commands
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -875,6 +876,27 @@ class SqliteStore(DatabaseFile, Store):
             ],
             "saving key/value rows",
         )
+
+    async def kv_update(self, hook: KvHook) -> list[KvRow]:
+        for read in hook.reads:
+            _text("key/value namespace", read.namespace)
+        raised: list[BaseException] = []
+
+        def work(conn: sqlite3.Connection) -> list[KvRow]:
+            try:
+                return run_kv_hook(conn, hook)
+            except sqlite3.Error:
+                raise
+            except BaseException as exc:  # compute's own error: raised as it is, below
+                raised.append(exc)
+                raise
+
+        try:
+            return await self._transaction(work, "updating key/value rows")
+        except BaseException:
+            if raised:
+                raise raised[0] from None
+            raise
 
     async def kv_items(self, namespace: str) -> list[KvRow]:
         _text("key/value namespace", namespace)

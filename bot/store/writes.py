@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 from engine.codec import canonical_json
 
 from .base import StoreConflict, StoreOwnerLost
-from .records import CommandWrite
+from .reads import read_kv_range
+from .records import CommandWrite, KvHook, KvRow
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -152,6 +153,25 @@ def write_commands(
         conn.executemany(
             "INSERT OR REPLACE INTO kv (namespace, key, json) VALUES (?, ?, ?)", kv_rows
         )
+    for w in writes:  # in the batch's order: a later hook reads an earlier one's rows
+        for hook in w.kv_hooks:
+            run_kv_hook(conn, hook)
+
+
+def run_kv_hook(conn: sqlite3.Connection, hook: KvHook) -> list[KvRow]:
+    """Read the hook's ranges, compute, write the rows it returns (inside the caller's
+    transaction, under SQLite's write lock: no other process writes meanwhile)."""
+    found: dict[tuple[str, str], KvRow] = {}
+    for read in hook.reads:
+        for row in read_kv_range(conn, read.namespace, read.prefix):
+            found[(row.namespace, row.key)] = row
+    rows = list(hook.compute([found[k] for k in sorted(found)]))
+    if rows:
+        conn.executemany(
+            "INSERT OR REPLACE INTO kv (namespace, key, json) VALUES (?, ?, ?)",
+            [(r.namespace, r.key, canonical_json(r.value)) for r in rows],
+        )
+    return rows
 
 
 def settle_batch(

@@ -41,7 +41,7 @@ def test_the_store_is_a_league_store():
     """The store provides every call of the league's store port, with the same parameters."""
     calls = [n for n, v in vars(LeagueStore).items() if inspect.iscoroutinefunction(v)]
     calls += [n for n, v in vars(FinishedGames).items() if inspect.iscoroutinefunction(v)]
-    assert sorted(calls) == ["kv_get", "kv_items", "kv_put", "load_game", "results"]
+    assert sorted(calls) == ["kv_get", "kv_items", "kv_put", "kv_update", "load_game", "results"]
     for name in calls:
         wanted = list(inspect.signature(getattr(LeagueStore, name)).parameters)
         assert list(inspect.signature(getattr(Store, name)).parameters)[: len(wanted)] == wanted
@@ -127,10 +127,10 @@ async def test_hook_ranks_a_registered_variant_and_refuses_an_unknown_one(
     try:
         league = await League(store).open()
         res = Result("out", 0, [12.0, -12.0], [1, 2], [[], []])
-        rows = league.result_hook(_record("x1", "test_points", ["a", "b"]), res, T0)
+        rows = await league.record_result(_record("x1", "test_points", ["a", "b"]), res, T0)
         assert [r.namespace for r in rows] == ["season", "ladder_result"]
         assert rows[1].value["preset"] == "test_points"
-        assert league.result_hook(_record("x2", "test_casual", ["a", "b"]), res, T0) == []
+        assert league.result_hook(_record("x2", "test_casual", ["a", "b"]), res, T0).kv_hooks == ()
         with pytest.raises(LeagueError) as caught:
             league.result_hook(_record("x3", "poker", ["a", "b"]), res, T0)
         assert caught.value.code == "result.unknown_preset"
@@ -214,7 +214,7 @@ async def test_result_season(tmp_path: Path):
     try:
         league = await League(store).open()
         res = Result("out", 0, [12.0, -12.0], [1, 2], [[], []])
-        await store.kv_put(league.result_hook(_record("r1", "rummikub", ["a", "b"]), res, T0))
+        await league.record_result(_record("r1", "rummikub", ["a", "b"]), res, T0)
         assert await league.result_season("r1") == 1
         assert await league.result_season("nope") is None
     finally:

@@ -162,11 +162,9 @@ def stein_result(tiles: list[int], winner: int | None, claims: list[int] | None 
 
 
 async def feed(league: League, store: SqliteStore, rec: GameRecord, res: Result, at: float):
-    """What the service does when a game finishes: the hook's rows, written by the store."""
-    rows = league.result_hook(rec, res, at)
-    await store.kv_put(rows)
-    rows.committed()
-    return rows
+    """What the service does when a game finishes: the hook's rows, computed and written by the
+    store in one transaction (the rows written are returned)."""
+    return await league.record_result(rec, res, at)
 
 
 # --------------------------------------------------------------------------- the hook
@@ -179,7 +177,8 @@ async def test_finished_game_lands_on_ladder_in_the_finishing_transaction(world:
     # the ladder row travelled in the same CommandWrite (= one transaction) as the results
     final = [w for w in world.store.writes if w.game_id == game_id and w.status == "finished"]
     assert len(final) == 1
-    assert final[0].results and [r.namespace for r in final[0].kv] == [NS_SEASON, NS_RESULT]
+    # (computed inside that transaction by the league's KvHook, from the rows stored there)
+    assert final[0].results and final[0].kv == () and len(final[0].kv_hooks) == 1
     season_rows = await world.store.kv_items(NS_SEASON)
     assert [r.value["number"] for r in season_rows] == [1]
     ladder = await world.league.ladder(GUILD, "stein")
@@ -240,23 +239,24 @@ async def test_rummikub_by_signed_points_and_rank(world: World):
 async def test_what_does_not_count(world: World):
     res = stein_result([0, 2, 4], 0)
     abandoned = Result("abandoned", None, [2.0, 2.0, 2.0], [1, 1, 1], [["R1"]] * 3)
-    assert world.league.result_hook(record("ab", "stein", ["a", "b", "c"]), abandoned, T0) == []
-    assert (
-        world.league.result_hook(record("ng", "stein", ["a", "b", "c"], guild=None), res, T0) == []
-    )
+    hook = world.league.result_hook
+    assert hook(record("ab", "stein", ["a", "b", "c"]), abandoned, T0).kv_hooks == ()
+    assert hook(record("ng", "stein", ["a", "b", "c"], guild=None), res, T0).kv_hooks == ()
     unranked = record("ur", "stein", ["a", "b", "c"], ranked=False)
-    assert world.league.result_hook(unranked, res, T0) == []
+    assert hook(unranked, res, T0).kv_hooks == ()
     two = record("two", "stein", ["a", "b"], min_players=2)
-    assert world.league.result_hook(two, stein_result([0, 3], 0), T0) == []
+    assert hook(two, stein_result([0, 3], 0), T0).kv_hooks == ()
     # an organiser-ended game counts, scored as the engine scored it (by tiles left)
     ended = Result("ended", None, [3.0, 1.5, 1.5], [1, 2, 2], [["R1"], ["R1"] * 4, ["R1"] * 4])
-    rows = world.league.result_hook(record("end", "stein", ["a", "b", "c"]), ended, T0)
+    rows = await feed(world.league, world.store, record("end", "stein", ["a", "b", "c"]), ended, T0)
     data = next(r.value for r in rows if r.namespace == NS_RESULT)
     assert [x["mp"] for x in data["players"]] == [3.0, 1.5, 1.5]
     # a league given a default guild ranks guild-less (console) games there
     local = League(world.store, default_guild="local")
     await local.open()
-    rows = local.result_hook(record("ng", "stein", ["a", "b", "c"], guild=None), res, T0)
+    rows = await feed(
+        local, world.store, record("ng", "stein", ["a", "b", "c"], guild=None), res, T0
+    )
     assert next(r.value for r in rows if r.namespace == NS_RESULT)["guild_id"] == "local"
 
 
@@ -438,9 +438,7 @@ async def test_rummy_match_gives_one_ladder_result_when_won(tmp_path: Path):
 async def test_retried_final_write_is_not_counted_twice(world: World):
     rec = record("rr", "romme", ["a", "b", "c"])
     world.league.result_hook(rec, romme_result([0, 10, 20], 0), T0)  # its write "failed"
-    rows = world.league.result_hook(rec, romme_result([0, 10, 20], 0), T0 + 5)
-    await world.store.kv_put(rows)
-    rows.committed()
+    await feed(world.league, world.store, rec, romme_result([0, 10, 20], 0), T0 + 5)
     assert (await world.league.sitting(GUILD, "c1")).game_ids == ("rr",)
     assert (await world.league.sitting(GUILD, "c1")).sitting.totals == [0, 10, 20]
 
