@@ -18,9 +18,10 @@ import discord
 from i18n import t
 
 from .games import GameInfo
+from .tables import tables_of
 
 if TYPE_CHECKING:
-    from bot.league import Ladder, League, Tournament
+    from bot.league import Ladder, League, Season, Tournament
 
     from ..service.outgoing import GameOver
     from .client import RummyBot
@@ -95,7 +96,11 @@ class LeagueData:
         return "\n".join(lines), png
 
     async def after_game(self, info: GameInfo, over: GameOver, lang: str) -> None:
-        """After a finished game: post the new standings in the thread and the ladder channel."""
+        """After a finished game: post the new standings in the thread and the ladder channel,
+        then close the table (:meth:`bot.discord.tables.Tables.game_over`: lobby message with
+        the result and a Rematch button; the thread renamed, archived and locked once the
+        game's last message is posted) and, for a tournament game, open the table's next game."""
+        tables_of(self.bot).game_over(info, over)
         if info.guild_id is None:
             return
         season = await self.core.result_season(info.game_id)
@@ -116,6 +121,21 @@ class LeagueData:
                 await channel.send(text[:2000], files=files)
             except discord.HTTPException as exc:
                 log.warning("posting the ladder in %s failed: %s", target_id, exc)
+
+    def seasons_text(self, seasons: list[Season], preset: str, lang: str) -> str:
+        """The seasons of a game, oldest first, one line each."""
+        if not seasons:
+            return t("discord_lobby.season_none", lang, preset=preset)
+        lines = [t("discord_lobby.season_list_head", lang, preset=preset)]
+        for season in seasons:
+            name = f" {season.name}" if season.name else ""
+            start = season.started_at[:10]
+            if season.ended_at is None:
+                key, end = "discord_lobby.season_row_open", ""
+            else:
+                key, end = "discord_lobby.season_row_ended", season.ended_at[:10]
+            lines.append(t(key, lang, season=season.number, name=name, start=start, end=end))
+        return "\n".join(lines)
 
     # ------------------------------------------------------------------ guild settings
 

@@ -63,7 +63,7 @@ from .people import People
 from .pipeline import CommandPipeline, CommitHook, ResultHook
 from .players import computer_player
 from .ports import Clock, ComputerPlayers, GameStore, LeaguePort, Renderer
-from .registry import GameRegistry, LiveGame
+from .registry import GameRegistry, LiveGame, turn_key
 from .timers import Timers
 
 log = logging.getLogger(__name__)
@@ -237,6 +237,44 @@ class GameService:
         seat = live.seat_of(player_id)
         return [] if seat is None else [str(f) for f in live.state.rack(seat)]
 
+    def turn_stamp(self, game_id: str) -> str | None:
+        """``"<turn number>.<seat to move>"`` of a running game (None otherwise): a front end
+        stamps a form with it and refuses the form once the turn has passed."""
+        live = self.registry.get(game_id)
+        if live is None or live.state is None or live.status != "playing":
+            return None
+        seat, turn_no = turn_key(live.state)
+        return f"{turn_no}.{seat}"
+
+    async def suggestion(
+        self, game_id: str, player_id: str, *, timeout: float = 1.5
+    ) -> str | None:
+        """The command the game's hint offers the player to move (exactly as they may type
+        it), worked out on a copy (nothing is logged or changed); None when help is not
+        allowed, it is not their turn, or it takes longer than ``timeout`` seconds."""
+        live = self.registry.get(game_id)
+        if live is None or live.state is None or live.status != "playing":
+            return None
+        seat = live.seat_of(player_id)
+        if seat is None or seat != live.state.current or not live.rules.help_allowed:
+            return None
+        state = live.state.copy()
+
+        def work() -> str | None:
+            for event in state.apply(seat, "hint"):
+                command = (event.params or {}).get("command")
+                if isinstance(command, str) and command:
+                    return command
+            return None
+
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(work), timeout)
+        except TimeoutError:
+            return None
+        except Exception:  # a refused hint (e.g. nothing to do yet): no suggestion
+            log.debug("no suggestion for %s in %s", player_id, game_id, exc_info=True)
+            return None
+
     def deadline(self, game_id: str) -> float | None:
         live = self.registry.get(game_id)
         return live.deadline if live else None
@@ -360,10 +398,13 @@ class GameService:
         """Deal and begin (host only). Sends racks privately and names who moves first."""
         return await self.lobby.start_game(game_id, by)
 
-    async def rematch(self, game_id: str, by: str) -> tuple[str | None, list[Outgoing]]:
+    async def rematch(
+        self, game_id: str, by: str, *, new_id: str | None = None
+    ) -> tuple[str | None, list[Outgoing]]:
         """Start a new game with the same table and rules after a finished game. Asking twice
-        (a double click) gives the same new game."""
-        return await self.lobby.rematch(game_id, by)
+        (a double click) gives the same new game. ``new_id``: the new game's id (a front end
+        that must prepare its place first, e.g. a Discord thread; default: a fresh one)."""
+        return await self.lobby.rematch(game_id, by, new_id=new_id)
 
     async def end_game(self, game_id: str, by: str, reason: str = "ended") -> list[Outgoing]:
         """The host (organiser) ends a running game now; it is scored by what is left."""
