@@ -197,8 +197,12 @@ class League:
         Also the guild's next season when none is open.
         """
         guild = record.guild_id if record.guild_id is not None else self.default_guild
-        linked = self.desk.linked or {}  # links of another repository than the store's rows
-        if guild is None or record.id in linked or result.reason == "abandoned":
+        if record.id in (self.desk.linked or {}):  # scored by its tournament, not the ladder
+            tournament_hook = getattr(self.desk, "result_kv_hook", None)
+            if tournament_hook is None:
+                return HookRows()
+            return HookRows(kv_hooks=[tournament_hook(record, result)])
+        if guild is None or result.reason == "abandoned":
             return HookRows()
         guild = str(guild)
         players = [seat.player_id for seat in record.seats]
