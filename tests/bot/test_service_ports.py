@@ -92,7 +92,7 @@ async def test_pictures_come_from_the_renderer_port_in_the_reader_language(tmp_p
         assert [t.png for t in tables] == [b"table-en"]
         assert await service.render_view(tables[0].view, "de") == b"table-de"
         assert racks["alice"].png == b"rack-en" and racks["bob"].png == b"rack-de"
-        assert racks["bob"].text.startswith("Deine Steine (14): ")
+        assert racks["bob"].text.startswith("Deine Bank (14): ")
         assert racks["bob"].message("en").startswith("Your rack (14): ")
         assert await service.render_table(game_id, "de") == b"table-de"
         assert await service.render_rack(["R1"], "de") == b"rack-de"
