@@ -177,14 +177,30 @@ class Actions:
             return None
 
     async def button(self, interaction: discord.Interaction, action: str, game_id: str) -> None:
-        """A game button was clicked."""
+        """A game button was clicked. Draw / Done / Reset on a message that is not the game's
+        live turn message (an older one whose buttons were not removed, say) only point to the
+        live message; My rack answers wherever it is."""
         try:
             if action == "rack":
                 await self.rack(interaction, game_id)
-            else:
+            elif not await self._stale(interaction, game_id):
                 await self.command(interaction, COMMAND_OF[action], game_id)
         except Exception as exc:
             await self.fail(interaction, exc)
+
+    async def _stale(self, interaction: discord.Interaction, game_id: str) -> bool:
+        """Answer a click on an old game message with a pointer to the live one (True)."""
+        await self.defer(interaction)
+        turn = await self.bot.delivery.turn_message(game_id)
+        message = interaction.message
+        if turn is None or not turn.live or message is None or message.id == turn.message_id:
+            return False
+        where = interaction.guild_id or "@me"
+        link = f"https://discord.com/channels/{where}/{turn.channel_id}/{turn.message_id}"
+        await self.answer(
+            interaction, t("discord.stale_message", self.lang(interaction), link=link)
+        )
+        return True
 
     async def autocomplete_pieces(
         self, interaction: discord.Interaction, current: str

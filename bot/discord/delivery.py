@@ -6,14 +6,24 @@ and counted, and delivery goes on with the next message.
 
 Where things go:
 
-- public values (:class:`PublicText`, :class:`TablePicture`, :class:`TurnPrompt`,
-  :class:`GameOver`) go to the game's thread, in the guild's language. The table picture and the
-  turn prompt of one batch travel as ONE message carrying the game buttons; the prompt mentions
-  the player to move (``<@id>``);
-- :class:`PrivateRack` goes by DM, naming the game and linking its thread. When the player's DMs
-  are closed (403 / 50007) the thread says so once per game and points to ``/rack``;
+- **one game message per turn** in the game's thread, a components v2 layout
+  (:func:`~bot.discord.views.turn_layout`): what the previous player did (the guild's language),
+  the line for the player to move with the ping (in that player's language), the table picture
+  (drawn in the guild's language) and the game buttons. While the turn goes on the message is
+  edited (a new picture, reminders, what happened so far); when the turn passes the old message
+  loses its buttons and the new turn gets a new message. At the end the last turn message shows
+  the final table without buttons and the summary follows as one more message. Where the live
+  message is (and what it says) is adapter data (``discord_turn``), so a restart goes on with it;
+- **one rack DM per game and person**, naming the game and linking its thread, edited whenever
+  the rack changes. When the person's turn starts the old DM is deleted and a new one is sent,
+  silently: the turn message already pings the mover, so each turn start notifies exactly once.
+  No DM carries buttons (interactions in DMs reach shard 0 only). A finished game's DM is edited
+  to say so (a winner gets no empty-rack DM). When DMs are closed (403 / 50007) the thread says so
+  once per game and points to ``/rack``; ids in adapter data ``discord_rack``;
 - :class:`PrivateText` and :class:`ErrorReply` for the person who is interacting go into their
-  ephemeral reply; for anybody else (a hint after a time-out, say) by DM.
+  ephemeral reply; for anybody else (a hint after a time-out, say) by DM, in that person's
+  language (the locale they last used, as the service stores it);
+- lobby texts (:class:`PublicText` of kind ``lobby``) are posted as plain text.
 
 One lock per game keeps a game's messages in order even when a computer player's move (delivered
 through the service's sink) follows a person's move immediately.
@@ -25,7 +35,7 @@ import asyncio
 import io
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -43,7 +53,7 @@ from ..service.outgoing import (
     TurnPrompt,
 )
 from .games import GameInfo
-from .views import game_buttons
+from .views import TABLE_FILE, turn_layout
 
 if TYPE_CHECKING:
     from .client import RummyBot
@@ -52,7 +62,12 @@ log = logging.getLogger(__name__)
 
 LIMIT = 2000
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+NO_PINGS = discord.AllowedMentions.none()
 DMS_CLOSED = 50007
+#: Adapter data: the live turn message of a game (key: game id).
+TURN_NAMESPACE = "discord_turn"
+#: Adapter data: a person's rack DM in a game (key: ``<game id>:<player id>``).
+RACK_NAMESPACE = "discord_rack"
 
 
 def chunks(text: str, limit: int = LIMIT) -> list[str]:
@@ -86,6 +101,38 @@ class Report:
     finished: bool = False
 
 
+@dataclass(slots=True)
+class TurnMessage:
+    """The game message of the turn under way: where it is and what it shows."""
+
+    channel_id: int
+    message_id: int
+    text: str
+    picture: bool
+    live: bool = True  # False once the game is over (no buttons any more)
+
+
+@dataclass(slots=True)
+class RackMessage:
+    """A person's rack DM in one game."""
+
+    channel_id: int
+    message_id: int
+
+
+@dataclass(slots=True)
+class _Batch:
+    """One game's outgoing values of one delivery, sorted by where they go."""
+
+    lines: list[str] = field(default_factory=list)  # public, in the guild's language
+    picture: TablePicture | None = None
+    prompt: TurnPrompt | None = None
+    reminder: TurnPrompt | None = None
+    over: GameOver | None = None
+    racks: list[PrivateRack] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # closed DMs, in the guild's language
+
+
 class Delivery:
     """Deliver outgoing values of one or more games; never raises for a Discord failure."""
 
@@ -94,6 +141,8 @@ class Delivery:
         self._locks: dict[str, asyncio.Lock] = {}
         self._dm_warned: set[tuple[str, str]] = set()
         self._channels: dict[int, Any] = {}
+        self._turns: dict[str, TurnMessage | None] = {}
+        self._racks: dict[tuple[str, str], RackMessage | None] = {}
 
     def lock(self, game_id: str) -> asyncio.Lock:
         """The per-game delivery lock (hold it around ``service.handle`` + :meth:`deliver`)."""
@@ -107,6 +156,17 @@ class Delivery:
         for game_id, items in by_game.items():
             async with self.lock(game_id):
                 await self.deliver(items)
+
+    def _failed(self, kind: str, report: Report | None = None) -> None:
+        """Count a Discord failure (the report, and the bot's metrics when it has them)."""
+        if report is not None:
+            report.failures += 1
+        metrics = getattr(self.bot, "metrics", None)
+        if metrics is not None:
+            try:
+                metrics.discord_failure(kind)
+            except Exception:
+                log.exception("metrics hook failed")
 
     # ------------------------------------------------------------------ main entry
 
@@ -132,68 +192,227 @@ class Delivery:
         if game_id:
             info = await self.bot.games.fetch(self.bot.service, game_id)
         lang = self.guild_lang(info)
-        pending_text: list[str] = []
-        picture: TablePicture | None = None
-        prompt: TurnPrompt | None = None
-        finished = any(isinstance(item, GameOver) for item in items)
-
-        async def flush_text() -> None:
-            if pending_text:
-                await self.public(info, "\n".join(pending_text), report)
-                pending_text.clear()
-
-        async def flush_table() -> None:
-            nonlocal picture, prompt
-            if picture is None and prompt is None:
-                return
-            if prompt is None and not finished:
-                # a change within a turn: the picture waits for the end of the turn
-                picture = None
-                return
-            await self._table_message(info, picture, prompt, lang, not finished, report)
-            picture, prompt = None, None
-
+        batch = _Batch()
+        moves = next(
+            (i.moves for i in items if isinstance(i, TurnPrompt | GameOver) and i.moves), None
+        )
         for item in items:
             if isinstance(item, PublicText):
-                await flush_table()
+                if item.kind == "lobby":
+                    await self.public(info, item.message(lang), report)
+                    continue
                 if item.kind == "start":
                     report.started = True
-                pending_text.append(item.message(lang))
+                if item.kind == "event" and moves is not None:
+                    continue  # the turn's words (moves) say it all at once
+                batch.lines.append(item.message(lang))
             elif isinstance(item, TablePicture):
-                await flush_text()
-                await flush_table()
-                picture = item
+                batch.picture = item
             elif isinstance(item, TurnPrompt):
-                await flush_text()
-                prompt = item
+                if item.kind == "turn":
+                    batch.prompt = item
+                else:
+                    batch.reminder = item
             elif isinstance(item, GameOver):
-                await flush_text()
-                await flush_table()
+                batch.over = item
                 report.finished = True
-                await self.public(info, item.message(lang), report)
-                if info is not None:
-                    await self.bot.league.after_game(info, item, lang)
             elif isinstance(item, PrivateRack):
-                await self._rack(info, item, reply_to, report)
-            elif isinstance(item, PrivateText):
+                batch.racks.append(item)
+            elif isinstance(item, PrivateText | ErrorReply):
                 if item.to == reply_to:
-                    report.private.append(item.text)
+                    (report.private if isinstance(item, PrivateText) else report.errors).append(
+                        item.text
+                    )
                 else:
-                    await self._dm(info, item.to, item.text, report, lang=lang)
-            elif isinstance(item, ErrorReply):
-                if item.to == reply_to:
-                    report.errors.append(item.text)
-                else:
-                    await self._dm(info, item.to, item.text, report, lang=lang)
-        await flush_text()
-        await flush_table()
+                    text = item.message(await self.person_lang(item.to))
+                    await self._dm(info, item.to, text, report)
+        if moves is not None:
+            batch.lines.insert(0, moves.message(lang))
+        if info is None:
+            return
+        await self._thread(info, batch, lang, report)
+        await self._racks_of(info, batch, reply_to, report)
+        if batch.notices:
+            await self._notices(info, batch.notices, lang, report)
+        if batch.over is not None:
+            await self.public(info, batch.over.message(lang), report)
+            await self.bot.league.after_game(info, batch.over, lang)
 
-    # ------------------------------------------------------------------ public
+    # ------------------------------------------------------------------ languages
 
     def guild_lang(self, info: GameInfo | None) -> str:
         """The language of a game's thread: the guild's preferred locale."""
         guild = self.bot.get_guild(info.guild_id) if info and info.guild_id else None
         return lang_of(guild.preferred_locale) if guild is not None else "en"
+
+    async def person_lang(self, player_id: str) -> str:
+        """A person's language: the Discord locale they last used (stored by the service)."""
+        try:
+            record = await self.bot.service.person(player_id)
+        except Exception:
+            log.warning("the language of %s is unknown", player_id, exc_info=True)
+            return "en"
+        return lang_of(record.locale) if record is not None else "en"
+
+    # ------------------------------------------------------------------ the turn message
+
+    async def turn_message(self, game_id: str) -> TurnMessage | None:
+        """The game's turn message (from memory, else the adapter data), or None."""
+        if game_id not in self._turns:
+            data = None
+            try:
+                data = await self.bot.service.adapter_data(TURN_NAMESPACE, game_id)
+            except Exception:
+                log.warning("turn message of %s unknown", game_id, exc_info=True)
+            self._turns[game_id] = TurnMessage(**data) if isinstance(data, dict) else None
+        return self._turns[game_id]
+
+    async def _keep_turn(self, game_id: str, turn: TurnMessage) -> None:
+        self._turns[game_id] = turn
+        try:
+            await self.bot.service.set_adapter_data(TURN_NAMESPACE, game_id, asdict(turn))
+        except Exception:
+            log.warning("turn message of %s not stored", game_id, exc_info=True)
+
+    async def _prompt_line(self, prompt: TurnPrompt, glang: str) -> str:
+        """The line for the player to move, in that player's language, mentioning them."""
+        if prompt.is_bot:
+            who, lang = prompt.name, glang
+        else:
+            who, lang = f"<@{prompt.player_id}>", await self.person_lang(prompt.player_id)
+        if prompt.kind != "turn":
+            # reminders and other prompts: the service's sentence, naming the player by mention
+            return t(prompt.key, lang, **{**prompt.params, "name": who})
+        if prompt.deadline and not prompt.is_bot:
+            return t(
+                "discord.turn_deadline", lang, mention=who, time=f"<t:{int(prompt.deadline)}:R>"
+            )
+        return t("discord.turn", lang, mention=who)
+
+    async def _picture(self, picture: TablePicture | None, lang: str) -> discord.File | None:
+        if picture is None:
+            return None
+        png = picture.png  # drawn in English by the service
+        if lang != "en" and picture.view is not None:
+            png = await self.bot.service.render_view(picture.view, lang) or png
+        return discord.File(io.BytesIO(png), filename=TABLE_FILE)
+
+    async def _thread(self, info: GameInfo, batch: _Batch, lang: str, report: Report) -> None:
+        """The thread's side of a batch: a new turn message, or an edit of the live one."""
+        current = await self.turn_message(info.game_id)
+        extra = list(batch.lines)
+        if batch.prompt is not None:
+            if current is not None and current.live:
+                await self._edit_turn(info, current, lang, buttons=False, report=report)
+            text = "\n".join([*extra, await self._prompt_line(batch.prompt, lang)])
+            await self._post_turn(info, text, batch.picture, lang, report, buttons=True)
+            return
+        if current is None or not current.live:
+            # no turn message to edit (a game from before one-message-per-turn, or an edit
+            # failed): what happened goes out as it is
+            if batch.over is None and batch.picture is not None:
+                await self._post_turn(info, "\n".join(extra), batch.picture, lang, report, True)
+            elif batch.over is not None and (batch.picture is not None or extra):
+                await self._post_turn(info, "\n".join(extra), batch.picture, lang, report, False)
+            elif extra or batch.reminder is not None:
+                if batch.reminder is not None:
+                    extra.append(await self._prompt_line(batch.reminder, lang))
+                await self.public(info, "\n".join(extra), report)
+            return
+        if not (extra or batch.picture or batch.reminder or batch.over):
+            return
+        if batch.reminder is not None:
+            extra.append(await self._prompt_line(batch.reminder, lang))
+        current.text = "\n".join([current.text, *extra]) if extra else current.text
+        await self._edit_turn(
+            info,
+            current,
+            lang,
+            buttons=batch.over is None,
+            picture=batch.picture,
+            report=report,
+        )
+
+    async def _notices(self, info: GameInfo, notices: list[str], lang: str, report: Report) -> None:
+        """Notices that came up while delivering (closed DMs): on the live turn message."""
+        current = await self.turn_message(info.game_id)
+        if current is None or not current.live:
+            await self.public(info, "\n".join(notices), report)
+            return
+        current.text = "\n".join([current.text, *notices])
+        await self._edit_turn(info, current, lang, buttons=True, report=report)
+
+    async def _post_turn(
+        self,
+        info: GameInfo,
+        text: str,
+        picture: TablePicture | None,
+        lang: str,
+        report: Report,
+        buttons: bool,
+    ) -> None:
+        target = await self.channel(info.thread_id or info.channel_id)
+        if target is None:
+            self._failed("channel", report)
+            return
+        file = await self._picture(picture, lang)
+        more = self._more_buttons(info.game_id, lang) if buttons else []
+        layout = turn_layout(
+            info.game_id, text, lang, picture=file is not None, buttons=buttons, more=more
+        )
+        kwargs: dict[str, Any] = {"file": file} if file is not None else {}
+        try:
+            message = await target.send(view=layout, allowed_mentions=MENTIONS, **kwargs)
+        except discord.HTTPException as exc:
+            log.warning("posting the turn message of %s failed: %s", info.game_id, exc)
+            self._failed("post", report)
+            return
+        turn = TurnMessage(target.id, message.id, text, file is not None, live=buttons)
+        await self._keep_turn(info.game_id, turn)
+
+    async def _edit_turn(
+        self,
+        info: GameInfo,
+        turn: TurnMessage,
+        lang: str,
+        *,
+        buttons: bool,
+        picture: TablePicture | None = None,
+        report: Report,
+    ) -> None:
+        """Edit the turn message: its text, a new picture (else the one it has), buttons on or
+        off. Once the buttons are off the message is a record of a past turn."""
+        file = await self._picture(picture, lang)
+        shows = turn.picture or file is not None
+        more = self._more_buttons(info.game_id, lang) if buttons else []
+        layout = turn_layout(
+            info.game_id, turn.text, lang, picture=shows, buttons=buttons, more=more
+        )
+        kwargs: dict[str, Any] = {"attachments": [file]} if file is not None else {}
+        message = self.bot.get_partial_messageable(turn.channel_id).get_partial_message(
+            turn.message_id
+        )
+        try:
+            await message.edit(view=layout, allowed_mentions=NO_PINGS, **kwargs)
+        except discord.HTTPException as exc:
+            log.warning("editing the turn message of %s failed: %s", info.game_id, exc)
+            self._failed("edit", report)
+            if isinstance(exc, discord.NotFound):
+                buttons = False  # deleted: the next change posts a new message
+            else:
+                return
+        turn.picture, turn.live = shows, buttons
+        await self._keep_turn(info.game_id, turn)
+
+    def _more_buttons(self, game_id: str, lang: str) -> list[discord.ui.Item[Any]]:
+        """More buttons for the live turn message (the Play button, when its module is here)."""
+        try:
+            from .play_modal import play_button
+        except ImportError:
+            return []
+        return [play_button(game_id, lang)]
+
+    # ------------------------------------------------------------------ plain public text
 
     async def channel(self, channel_id: int | None) -> Any:
         """A channel or thread by id, from the cache or the API (None when unreachable)."""
@@ -217,8 +436,7 @@ class Delivery:
             return None
         target = await self.channel(info.thread_id or info.channel_id)
         if target is None:
-            if report is not None:
-                report.failures += 1
+            self._failed("channel", report)
             return None
         message = None
         pieces = chunks(text) if text else [""]
@@ -228,65 +446,119 @@ class Delivery:
                 message = await target.send(piece or None, allowed_mentions=MENTIONS, **extra)
             except discord.HTTPException as exc:
                 log.warning("posting in %s failed: %s", getattr(target, "id", "?"), exc)
-                if report is not None:
-                    report.failures += 1
+                self._failed("post", report)
         return message
 
-    async def _table_message(
-        self,
-        info: GameInfo | None,
-        picture: TablePicture | None,
-        prompt: TurnPrompt | None,
-        lang: str,
-        buttons: bool,
-        report: Report,
-    ) -> None:
-        if info is None:
-            return
-        lines: list[str] = []
-        if prompt is not None:
-            who = prompt.name if prompt.is_bot else f"<@{prompt.player_id}>"
-            if prompt.kind == "turn":
-                if prompt.deadline and not prompt.is_bot:
-                    when = f"<t:{int(prompt.deadline)}:R>"
-                    lines.append(t("discord.turn_deadline", lang, mention=who, time=when))
-                else:
-                    lines.append(t("discord.turn", lang, mention=who))
-            else:
-                # reminders and other prompts: the service's sentence, naming the player by mention
-                lines.append(t(prompt.key, lang, **{**prompt.params, "name": who}))
-        elif picture is not None:
-            lines.append(t("discord.table_caption", lang, turn=picture.turn_no))
-        kwargs: dict[str, Any] = {}
-        if picture is not None:
-            png = picture.png  # drawn in English by the service
-            if lang != "en" and picture.view is not None:
-                png = await self.bot.service.render_view(picture.view, lang) or png
-            kwargs["file"] = discord.File(io.BytesIO(png), filename="table.png")
-        if buttons:
-            kwargs["view"] = game_buttons(info.game_id, lang)
-        await self.public(info, "\n".join(lines), report, **kwargs)
+    # ------------------------------------------------------------------ rack DMs
 
-    # ------------------------------------------------------------------ private
+    async def _racks_of(
+        self, info: GameInfo, batch: _Batch, reply_to: str | None, report: Report
+    ) -> None:
+        """Rack DMs: edited when a rack changes, a new one for the player whose turn starts."""
+        starting = batch.prompt.player_id if batch.prompt and not batch.prompt.is_bot else None
+        for rack in batch.racks:
+            if rack.to == starting:
+                continue  # the turn-start DM below shows it
+            await self._rack(info, rack, batch, reply_to, report, over=batch.over is not None)
+        if starting is not None and starting.isdigit():
+            rack = next((r for r in batch.racks if r.to == starting), None)
+            if rack is None:
+                rack = await self._rack_now(info, starting, batch.prompt.seat)
+            await self._rack(info, rack, batch, reply_to, report, turn=True)
+
+    async def _rack_now(self, info: GameInfo, player_id: str, seat: int) -> PrivateRack:
+        """A person's rack as it is now, drawn in their language."""
+        pieces = tuple(self.bot.service.rack(info.game_id, player_id))
+        lang = await self.person_lang(player_id)
+        png = await self.bot.service.render_rack(list(pieces), lang) if pieces else None
+        return PrivateRack(info.game_id, player_id, seat, pieces, lang, png)
+
+    async def rack_message(self, game_id: str, player_id: str) -> RackMessage | None:
+        """A person's rack DM in a game (from memory, else the adapter data), or None."""
+        key = (game_id, player_id)
+        if key not in self._racks:
+            data = None
+            try:
+                data = await self.bot.service.adapter_data(RACK_NAMESPACE, f"{game_id}:{player_id}")
+            except Exception:
+                log.warning("rack DM of %s in %s unknown", player_id, game_id, exc_info=True)
+            self._racks[key] = RackMessage(**data) if isinstance(data, dict) else None
+        return self._racks[key]
+
+    async def _keep_rack(self, game_id: str, player_id: str, rack: RackMessage) -> None:
+        self._racks[(game_id, player_id)] = rack
+        try:
+            await self.bot.service.set_adapter_data(
+                RACK_NAMESPACE, f"{game_id}:{player_id}", asdict(rack)
+            )
+        except Exception:
+            log.warning("rack DM of %s in %s not stored", player_id, game_id, exc_info=True)
 
     async def _rack(
-        self, info: GameInfo | None, rack: PrivateRack, reply_to: str | None, report: Report
+        self,
+        info: GameInfo,
+        rack: PrivateRack,
+        batch: _Batch,
+        reply_to: str | None,
+        report: Report,
+        *,
+        turn: bool = False,
+        over: bool = False,
     ) -> None:
-        head = ""
-        if info is not None:
-            head = t(
-                "discord.rack_dm_head",
-                rack.lang,
-                game=info.game_id,
-                preset=info.preset,
-                thread=info.thread_url,
-            )
-        text = f"{head}\n{rack.text}" if head else rack.text
+        if not rack.to.isdigit():
+            return  # computer players have no inbox
+        lang = rack.lang
+        where = {"game": info.game_id, "preset": info.preset, "thread": info.thread_url}
+        old = await self.rack_message(info.game_id, rack.to)
+        if over:
+            if old is None:
+                return  # no DM to a finished game's player (the winner's empty rack above all)
+            head = t("discord.rack_dm_over", lang, **where)
+            text = f"{head}\n{rack.message(lang)}" if rack.pieces else head
+            files = [("rack.png", rack.png)] if rack.png and rack.pieces else []
+            await self._edit_dm(old, text, files, report)
+            return
+        key = "discord.rack_dm_turn" if turn else "discord.rack_dm_head"
+        text = f"{t(key, lang, **where)}\n{rack.message(lang)}"
         files = [("rack.png", rack.png)] if rack.png else []
-        sent = await self._dm(info, rack.to, text, report, files=files, warn=True)
-        if not sent and rack.to == reply_to:
-            report.private.append(rack.text)
-            report.files.extend(files)
+        if old is not None and not turn and await self._edit_dm(old, text, files, report):
+            return
+        # a new DM: the first rack of the game, or the player's turn starts (silently: the
+        # turn message pings them)
+        sent = await self._dm(info, rack.to, text, report, files=files, warn=batch, silent=turn)
+        if sent is None:
+            if rack.to == reply_to:
+                report.private.append(rack.message(lang))
+                report.files.extend(files)
+            return
+        await self._keep_rack(info.game_id, rack.to, RackMessage(sent.channel.id, sent.id))
+        if old is not None:
+            try:
+                await (
+                    self.bot.get_partial_messageable(old.channel_id)
+                    .get_partial_message(old.message_id)
+                    .delete()
+                )
+            except discord.HTTPException as exc:
+                log.info("old rack DM of %s not deleted: %s", rack.to, exc)
+
+    async def _edit_dm(
+        self, old: RackMessage, text: str, files: Sequence[tuple[str, bytes]], report: Report
+    ) -> bool:
+        """Edit a rack DM in place (text and picture); False when it cannot be edited."""
+        message = self.bot.get_partial_messageable(
+            old.channel_id, type=discord.ChannelType.private
+        ).get_partial_message(old.message_id)
+        attachments = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
+        try:
+            await message.edit(content=text[:LIMIT], attachments=attachments)
+        except discord.NotFound:
+            return False
+        except discord.HTTPException as exc:
+            log.warning("editing a rack DM failed: %s", exc)
+            self._failed("dm", report)
+            return False
+        return True
 
     async def _dm(
         self,
@@ -296,30 +568,32 @@ class Delivery:
         report: Report,
         *,
         files: Sequence[tuple[str, bytes]] = (),
-        warn: bool = False,
-        lang: str = "en",
-    ) -> bool:
-        """Send a DM; on closed DMs post the /rack pointer in the thread once per game."""
+        warn: _Batch | None = None,
+        silent: bool = False,
+    ) -> discord.Message | None:
+        """Send a DM (the last message sent, or None); on closed DMs the thread is told once
+        per game (``warn``: the batch whose thread message carries the notice)."""
         if not to.isdigit():
-            return False  # computer players have no inbox
+            return None  # computer players have no inbox
+        message = None
         try:
             user = self.bot.get_user(int(to)) or await self.bot.fetch_user(int(to))
             attachments = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
             pieces = chunks(text)
             for number, piece in enumerate(pieces):
                 extra = {"files": attachments} if attachments and number == len(pieces) - 1 else {}
-                await user.send(piece, **extra)
+                message = await user.send(piece, silent=silent, **extra)
         except discord.Forbidden as exc:
             if exc.code != DMS_CLOSED:
                 log.warning("DM to %s refused: %s", to, exc)
             key = (info.game_id if info else "", to)
-            if warn and info is not None and key not in self._dm_warned:
+            if warn is not None and info is not None and key not in self._dm_warned:
                 self._dm_warned.add(key)
                 glang = self.guild_lang(info)
-                await self.public(info, t("discord.dm_closed", glang, mention=f"<@{to}>"), report)
-            return False
+                warn.notices.append(t("discord.dm_closed", glang, mention=f"<@{to}>"))
+            return None
         except discord.HTTPException as exc:
             log.warning("DM to %s failed: %s", to, exc)
-            report.failures += 1
-            return False
-        return True
+            self._failed("dm", report)
+            return None
+        return message

@@ -1,4 +1,4 @@
-"""The persistent game buttons: Draw / Done / Reset / My rack.
+"""The persistent game buttons (Draw / Done / Reset / My rack) and the turn message's layout.
 
 Each button carries its game in its ``custom_id`` (``rummy:draw:<game_id>``) and is a
 :class:`discord.ui.DynamicItem`, registered once in ``setup_hook``; so a button on any message,
@@ -9,6 +9,7 @@ hands over to :class:`~bot.discord.actions.Actions` (no game logic here).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -62,4 +63,43 @@ def game_buttons(game_id: str, lang: str = "en") -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for action in ACTIONS:
         view.add_item(GameButton(action, game_id, lang))
+    return view
+
+
+#: The file name of the table picture on a turn message (shown by its media gallery).
+TABLE_FILE = "table.png"
+#: What one text display of a turn message may hold (Discord: 4000 characters per message).
+TEXT_LIMIT = 3900
+
+
+def turn_layout(
+    game_id: str,
+    text: str,
+    lang: str = "en",
+    *,
+    picture: bool,
+    buttons: bool,
+    more: Sequence[discord.ui.Item[Any]] = (),
+) -> discord.ui.LayoutView:
+    """The one game message of a turn (components v2): a text display (what happened, whose
+    turn it is), the table picture in a media gallery (``attachment://table.png``) and, while
+    the turn is live, an action row of the four game buttons (labels in ``lang``, the guild's
+    language; ``more``: further buttons of the same row, e.g. Play). Without ``buttons`` it is
+    the record of a past turn."""
+    view = discord.ui.LayoutView(timeout=None)
+    if len(text) > TEXT_LIMIT:
+        text = text[: TEXT_LIMIT - 2] + " …"
+    if text:
+        view.add_item(discord.ui.TextDisplay(text))
+    if picture:
+        gallery = discord.ui.MediaGallery()
+        gallery.add_item(media=f"attachment://{TABLE_FILE}")
+        view.add_item(gallery)
+    if buttons:
+        row = discord.ui.ActionRow()
+        for action in ACTIONS:
+            row.add_item(GameButton(action, game_id, lang))
+        for item in more:
+            row.add_item(item)
+        view.add_item(row)
     return view

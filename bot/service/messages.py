@@ -75,13 +75,21 @@ class Messages:
             out.append(PrivateText(live.id, to, tuple(lines), lang, names))
         return out
 
-    async def pictures_and_racks(self, live: LiveGame, *, changed: list[int]) -> list[Outgoing]:
-        """The table picture, and the private rack of every person in ``changed``."""
+    async def pictures_and_racks(
+        self, live: LiveGame, *, changed: list[int], moves: Any = None
+    ) -> list[Outgoing]:
+        """The table picture, and the private rack of every person in ``changed``, each drawn
+        in its owner's language (the stored locale: a restart does not lose it). With ``moves``
+        (what the turn that just passed did) the picture highlights only what it laid or moved."""
         out: list[Outgoing] = []
         state = live.state
         renderer = self.renderer if self.pictures else None
         if renderer is not None:
             view = state.public_view()
+            if moves is not None:
+                from .turns import highlighted  # the turn words, present when moves are
+
+                view = highlighted(view, moves)
             png = await self.render(renderer.table, view, "en")
             if png:
                 out.append(TablePicture(live.id, png, view.turn_no, view))
@@ -91,7 +99,7 @@ class Messages:
                 continue
             faces = state.rack(seat)
             pieces = tuple(str(f) for f in faces)
-            lang = self.people.cached_lang(info.player_id)
+            lang = await self.people.lang(info.player_id)
             png = None
             if renderer is not None:
                 png = await self.render(renderer.rack, faces, lang)

@@ -95,6 +95,9 @@ class TurnPrompt(_Worded):
     key: str = "service.turn"
     params: Mapping[str, Any] = field(default_factory=dict)
     kind: str = "turn"
+    #: What the previous turn did (a :class:`bot.service.turns.TurnMoves`, worded by
+    #: ``moves.message(lang)``), when the turn passed; None for reminders.
+    moves: Any = None
 
     def message(self, lang: str = "en") -> str:
         return t(self.key, lang, name=self.name, **self.params)
@@ -169,6 +172,8 @@ class GameOver(_Worded):
     reason: str
     result: dict[str, Any] = field(default_factory=dict)
     names: tuple[str, ...] = ()
+    #: What the last turn did (a :class:`bot.service.turns.TurnMoves`), when known.
+    moves: Any = None
 
     def message(self, lang: str = "en") -> str:
         head = {"abandoned": "service.game_over.abandoned", "ended": "service.game_over.ended"}

@@ -100,3 +100,39 @@ async def start_rummikub_with_a_bot(fake: FakeDiscord, bot: Any, user: int, chan
     thread = fake.threads_in(channel)[-1].id
     await slash(fake, user, thread, "rummy", [subcommand("start")])
     return thread
+
+
+def game_messages(fake: FakeDiscord, channel_id: int) -> list[StoredMessage]:
+    """The game messages (components v2 layouts the bot posted) in a thread, oldest first."""
+    return [
+        m
+        for m in fake.messages_in(channel_id, include_ephemeral=False)
+        if m.is_v2 and m.author_id == fake.bot_user.id
+    ]
+
+
+def with_buttons(fake: FakeDiscord, channel_id: int) -> list[StoredMessage]:
+    """Messages in a channel that still carry game buttons."""
+    return [
+        m
+        for m in fake.messages_in(channel_id)
+        if any(c.startswith("rummy:") for c in m.custom_ids())
+    ]
+
+
+def every_dm_to(fake: FakeDiscord, user_id: int) -> list[StoredMessage]:
+    """Every DM the bot sent to ``user_id``, deleted ones included (what they were notified of)."""
+    channel_ids = {
+        c.id for c in fake.channels.values() if c.type == 1 and c.recipient_id == user_id
+    }
+    return [
+        m
+        for m in fake.messages.values()
+        if m.channel_id in channel_ids and m.author_id == fake.bot_user.id
+    ]
+
+
+def notifications(fake: FakeDiscord, user_id: int, after: int = 0) -> list[StoredMessage]:
+    """The messages (id > ``after``) that notified ``user_id``: a new message pinging them or a
+    new DM, unless sent silently (edits never notify)."""
+    return [m for m in fake.messages.values() if m.id > after and user_id in m.notified]

@@ -47,6 +47,7 @@ import logging
 import mimetypes
 import re
 import struct
+import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -75,6 +76,21 @@ EPHEMERAL = 1 << 6
 LOADING = 1 << 7
 HAS_THREAD = 1 << 5
 COMPONENTS_V2 = 1 << 15
+SUPPRESS_NOTIFICATIONS = 1 << 12
+#: Component types of Discord's "components v2" (need the IS_COMPONENTS_V2 flag).
+V2_TYPES = {
+    9: "section",
+    10: "text display",
+    11: "thumbnail",
+    12: "media gallery",
+    13: "file",
+    14: "separator",
+    17: "container",
+}
+#: What may stand at the top level of a components v2 message.
+V2_TOP_LEVEL = {1, 9, 10, 12, 13, 14, 17}
+V2_MAX_COMPONENTS = 40
+V2_MAX_TEXT = 4000
 
 # Gateway intents that change what the fake sends.
 INTENT_GUILD_MEMBERS = 1 << 1
@@ -178,6 +194,42 @@ def _walk_components(components: list[JSON]) -> Iterator[JSON]:
         for key in ("accessory", "component"):
             if isinstance(comp.get(key), dict):
                 yield from _walk_components([comp[key]])
+
+
+def _texts(components: list[JSON]) -> list[str]:
+    """The contents of every text display in a component tree."""
+    return [c.get("content") or "" for c in _walk_components(components) if c.get("type") == 10]
+
+
+def _v2_problems(payload: JSON, components: list[JSON], *, edit: bool) -> list[str]:
+    """What Discord refuses in a components v2 message (IS_COMPONENTS_V2)."""
+    problems: list[str] = []
+    for key in ("content", "embeds", "sticker_ids", "poll"):
+        if payload.get(key):
+            problems.append(f"{key}: cannot be used with the IS_COMPONENTS_V2 flag")
+    if not edit and not components:
+        problems.append("components: a components v2 message needs components")
+    every = list(_walk_components(components))
+    if len(every) > V2_MAX_COMPONENTS:
+        problems.append(f"components: at most {V2_MAX_COMPONENTS} in all ({len(every)})")
+    if sum(len(t) for t in _texts(components)) > V2_MAX_TEXT:
+        problems.append(f"components: text displays hold at most {V2_MAX_TEXT} characters")
+    for comp in components:
+        if comp.get("type") not in V2_TOP_LEVEL:
+            problems.append(f"components: type {comp.get('type')} cannot be at the top level")
+    for comp in every:
+        kind = comp.get("type")
+        if kind == 1:
+            inner = comp.get("components") or []
+            if not 1 <= len(inner) <= 5:
+                problems.append("components: an action row holds 1 to 5 components")
+            if any(c.get("type") not in (2, 3, 5, 6, 7, 8) for c in inner):
+                problems.append("components: an action row holds only buttons and selects")
+        elif kind == 10 and not comp.get("content"):
+            problems.append("components: a text display needs content")
+        elif kind == 12 and not 1 <= len(comp.get("items") or []) <= 10:
+            problems.append("components: a media gallery holds 1 to 10 items")
+    return problems
 
 
 class ApiError(Exception):
@@ -332,6 +384,8 @@ class RecordedRequest:
     files: list[RecordedFile]
     status: int = 0
     response: Any = None
+    #: ``time.perf_counter()`` when the request arrived (for the benchmarks' latencies).
+    at: float = 0.0
 
     @property
     def interaction_id(self) -> int | None:
@@ -363,6 +417,12 @@ class StoredMessage:
     files: list[RecordedFile] = field(default_factory=list)
     deleted: bool = False
     interaction_id: int | None = None
+    #: ``time.perf_counter()`` when it was created, and of each later edit.
+    created: float = 0.0
+    edited: list[float] = field(default_factory=list)
+    #: The users this message notified when it was created (mentions allowed to ping, or the
+    #: recipient of a DM), unless it was sent silently; edits never notify.
+    notified: tuple[int, ...] = ()
 
     @property
     def id(self) -> int:
@@ -379,6 +439,31 @@ class StoredMessage:
     @property
     def content(self) -> str:
         return self.data["content"]
+
+    @property
+    def text(self) -> str:
+        """What a reader sees as text: the content, then every text display (components v2)."""
+        parts = [self.content] if self.content else []
+        parts += [
+            c.get("content") or "" for c in _walk_components(self.components) if c.get("type") == 10
+        ]
+        return "\n".join(parts)
+
+    @property
+    def is_v2(self) -> bool:
+        return bool(self.flags & COMPONENTS_V2)
+
+    def media_urls(self) -> list[str]:
+        """The media a components v2 message shows (``attachment://name`` references)."""
+        urls = []
+        for comp in _walk_components(self.components):
+            if comp.get("type") == 12:
+                urls += [
+                    (item.get("media") or {}).get("url", "") for item in comp.get("items") or []
+                ]
+            elif comp.get("type") in (11, 13):
+                urls.append(((comp.get("media") or comp.get("file")) or {}).get("url", ""))
+        return urls
 
     @property
     def flags(self) -> int:
@@ -1452,6 +1537,12 @@ class FakeDiscord:
         await self._dispatch_message("MESSAGE_CREATE", msg)
         return msg
 
+    def post_as_bot(self, channel_id: int, payload: JSON) -> StoredMessage:
+        """Put a message in a channel as if the bot had posted it earlier (say, an older version
+        of the bot, before a restart); checked like a real post, no gateway event."""
+        self._validate_message(payload, [])
+        return self._new_message(self.channels[channel_id], self._bot_author(), payload, [])
+
     # ---------------------------------------------------------------- messages
 
     def _new_message(
@@ -1473,6 +1564,9 @@ class FakeDiscord:
             stored, payload, files, channel.id, flags & EPHEMERAL, []
         )
         content = payload.get("content") or ""
+        self._check_media(payload.get("components") or [], attachments)
+        shown = "\n".join([content, *_texts(payload.get("components") or [])])
+        mentions = self._mentions(shown, payload.get("allowed_mentions"))
         data: JSON = {
             "id": str(mid),
             "type": msg_type,
@@ -1483,7 +1577,7 @@ class FakeDiscord:
             "edited_timestamp": None,
             "tts": bool(payload.get("tts")),
             "mention_everyone": False,
-            "mentions": self._mentions(content),
+            "mentions": mentions,
             "mention_roles": [],
             "attachments": attachments,
             "embeds": copy.deepcopy(payload.get("embeds") or []),
@@ -1508,6 +1602,12 @@ class FakeDiscord:
         if extra:
             data.update(extra)
         stored.data = data
+        stored.created = time.perf_counter()
+        if not flags & (SUPPRESS_NOTIFICATIONS | EPHEMERAL | LOADING) and author.get("bot"):
+            pinged = [int(u["id"]) for u in mentions]
+            if channel.type == DM and channel.recipient_id is not None:
+                pinged.append(channel.recipient_id)
+            stored.notified = tuple(dict.fromkeys(pinged))
         self.messages[mid] = stored
         channel.last_message_id = mid
         channel.message_count += 1
@@ -1516,20 +1616,9 @@ class FakeDiscord:
 
     def _edit_message(self, msg: StoredMessage, payload: JSON, files: list[RecordedFile]) -> None:
         data = msg.data
-        for key in ("content", "embeds", "components"):
-            if key in payload:
-                data[key] = (
-                    copy.deepcopy(payload[key])
-                    if payload[key] is not None
-                    else ("" if key == "content" else [])
-                )
-        if "content" in payload:
-            data["mentions"] = self._mentions(data["content"])
-        if "flags" in payload and payload["flags"] is not None:
-            keep = data.get("flags", 0) & (EPHEMERAL | HAS_THREAD)
-            data["flags"] = keep | (int(payload["flags"]) & ~(EPHEMERAL | LOADING))
         if "attachments" in payload or files:
-            data["attachments"] = self._apply_attachments(
+            before = list(msg.files)
+            attachments = self._apply_attachments(
                 msg,
                 payload,
                 files,
@@ -1537,7 +1626,30 @@ class FakeDiscord:
                 data.get("flags", 0) & EPHEMERAL,
                 data["attachments"],
             )
+            try:
+                self._check_media(payload.get("components", data["components"]) or [], attachments)
+            except ApiError:
+                msg.files = before
+                raise
+            data["attachments"] = attachments
+        elif "components" in payload:
+            self._check_media(payload["components"] or [], data["attachments"])
+        for key in ("content", "embeds", "components"):
+            if key in payload:
+                data[key] = (
+                    copy.deepcopy(payload[key])
+                    if payload[key] is not None
+                    else ("" if key == "content" else [])
+                )
+        if "content" in payload or "components" in payload:
+            shown = "\n".join([data["content"], *_texts(data["components"])])
+            allowed = payload.get("allowed_mentions")
+            data["mentions"] = self._mentions(shown, allowed)
+        if "flags" in payload and payload["flags"] is not None:
+            keep = data.get("flags", 0) & (EPHEMERAL | HAS_THREAD)
+            data["flags"] = keep | (int(payload["flags"]) & ~(EPHEMERAL | LOADING))
         data["edited_timestamp"] = snowflake_time(self.new_id())
+        msg.edited.append(time.perf_counter())
         self._notify()
 
     def _apply_attachments(
@@ -1593,12 +1705,31 @@ class FakeDiscord:
         msg.files = kept_files
         return result
 
-    def _mentions(self, content: str) -> list[JSON]:
-        ids = dict.fromkeys(int(m) for m in re.findall(r"<@!?(\d+)>", content))
+    def _mentions(self, content: str, allowed: JSON | None = None) -> list[JSON]:
+        """The users a text mentions, as far as ``allowed_mentions`` lets them be pinged."""
+        ids = list(dict.fromkeys(int(m) for m in re.findall(r"<@!?(\d+)>", content)))
+        if allowed is not None and "users" not in (allowed.get("parse") or []):
+            permitted = {int(u) for u in allowed.get("users") or []}
+            ids = [i for i in ids if i in permitted]
         return [self.users[i].to_dict() for i in ids if i in self.users]
 
     @staticmethod
-    def _validate_message(payload: JSON, files: list[RecordedFile], *, edit: bool = False) -> None:
+    def _check_media(components: list[JSON], attachments: list[JSON]) -> None:
+        """Every ``attachment://name`` a component shows must be one of the message's files."""
+        names = {a["filename"] for a in attachments}
+        probe = StoredMessage({"components": components})
+        for url in probe.media_urls():
+            if url.startswith("attachment://") and url.removeprefix("attachment://") not in names:
+                raise _invalid_form([f"components: {url} is not an attachment of the message"])
+
+    @staticmethod
+    def _validate_message(
+        payload: JSON,
+        files: list[RecordedFile],
+        *,
+        edit: bool = False,
+        current: StoredMessage | None = None,
+    ) -> None:
         """Reject what Discord rejects (the common limits), with 400/50035 or 50006."""
         problems: list[str] = []
         content = payload.get("content") or ""
@@ -1630,10 +1761,20 @@ class FakeDiscord:
             if total > 6000:
                 problems.append(f"embeds.{i}: total length must be 6000 or fewer")
         components = payload.get("components") or []
-        if not int(payload.get("flags") or 0) & COMPONENTS_V2:
+        v2 = bool(int(payload.get("flags") or 0) & COMPONENTS_V2)
+        if current is not None and current.is_v2:
+            if payload.get("flags") is not None and not v2:
+                problems.append("flags: IS_COMPONENTS_V2 cannot be removed from a message")
+            v2 = True
+        if v2:
+            problems += _v2_problems(payload, components, edit=edit)
+        else:
             if len(components) > 5:
                 problems.append("components: must be 5 or fewer action rows")
             for row in components:
+                if row.get("type") != 1:
+                    kind = V2_TYPES.get(row.get("type"), row.get("type"))
+                    problems.append(f"components: {kind} needs the IS_COMPONENTS_V2 flag")
                 if len(row.get("components") or []) > 5:
                     problems.append("components: an action row holds at most 5 components")
         for comp in _walk_components(components):
@@ -1850,6 +1991,7 @@ class FakeDiscord:
             dict(request.query),
             body,
             files,
+            at=time.perf_counter(),
         )
         try:
             if matched is None:
@@ -2074,7 +2216,7 @@ class FakeDiscord:
         msg = self._get_message(call.int_param("channel_id"), call.int_param("message_id"))
         if msg.author_id != self.bot_user.id and set(call.body or {}) - {"flags"}:
             raise ApiError(403, "Cannot edit a message authored by another user", 50005)
-        self._validate_message(call.body or {}, call.files, edit=True)
+        self._validate_message(call.body or {}, call.files, edit=True, current=msg)
         self._edit_message(msg, call.body or {}, call.files)
         await self._dispatch_message("MESSAGE_UPDATE", msg)
         return 200, msg.data
@@ -2263,7 +2405,7 @@ class FakeDiscord:
             state.original_message_id = state.source_message_id
             if kind == 7:
                 msg = self.messages[state.source_message_id]
-                self._validate_message(data, call.files, edit=True)
+                self._validate_message(data, call.files, edit=True, current=msg)
                 self._edit_message(msg, data, call.files)
                 await self._dispatch_message("MESSAGE_UPDATE", msg)
                 resource["message"] = msg.data
@@ -2332,7 +2474,7 @@ class FakeDiscord:
         state = self._interaction_state(call, webhook=True)
         msg = self._webhook_message(state, call)
         body = call.body or {}
-        self._validate_message(body, call.files, edit=True)
+        self._validate_message(body, call.files, edit=True, current=msg)
         if msg.id == state.original_message_id and state.loading:
             state.loading = False
             msg.data["flags"] = msg.flags & ~LOADING

@@ -3,6 +3,10 @@
 Stein-Rummy with Anna (host), a strong computer player and Bernd. The deal is fixed with the
 adapter's ``game_overrides`` seed; the people's moves are what the service's own strong computer
 player would type for them, sent with the Draw button and ``/play`` - the real flow.
+
+One game message per turn (components v2): while the game runs exactly one message in the thread
+carries the buttons, each turn adds at most one thread message, and each person gets one rack DM
+per game, replaced (one notification) only when their turn starts.
 """
 
 from __future__ import annotations
@@ -14,10 +18,14 @@ from tests.bot.conftest import CHANNEL_ID, GUILD_ID, OWNER_ID, PLAYER_ID
 from tests.bot.discord_helpers import (
     answer_of,
     current_state,
+    every_dm_to,
+    game_messages,
     latest_with_buttons,
     make_bot,
+    notifications,
     public_messages,
     slash,
+    with_buttons,
 )
 from tests.bot.fakediscord import FakeDiscord, option, running, subcommand
 
@@ -66,23 +74,37 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
             assert game_id in dm.content and f"/{thread.id}" in dm.content
             assert dm.attachments and dm.attachments[0]["filename"] == "rack.png"
         prompt = latest_with_buttons(fake, thread.id)
-        assert f"<@{OWNER_ID}>" in prompt.content
+        assert prompt.is_v2 and prompt.content == ""  # components v2: words in text displays
+        assert f"<@{OWNER_ID}>" in prompt.text
+        assert prompt.notified == (OWNER_ID,)  # the mover is pinged, nobody else
         assert prompt.attachments[0]["filename"] == "table.png"
+        assert prompt.media_urls() == ["attachment://table.png"]
         # the thread's table picture is drawn in the guild's language (the test guild is German)
         german = await bot.service.render_table(game_id, "de")
         assert prompt.file("table.png") == german != await bot.service.render_table(game_id, "en")
-        assert sorted(prompt.custom_ids()) == sorted(
-            f"rummy:{a}:{game_id}" for a in ("draw", "done", "reset", "rack")
+        assert {f"rummy:{a}:{game_id}" for a in ("draw", "done", "reset", "rack")} <= set(
+            prompt.custom_ids()
         )
+        # Anna's first rack DM came silently (the ping notified her); Bernd's notified him
+        assert notifications(fake, OWNER_ID) == [prompt]
+        assert [m.id for m in notifications(fake, PLAYER_ID)] == [fake.dms_to(PLAYER_ID)[0].id]
+        start = prompt.id - 1
 
         player = computer_player("strong")
         people = {str(OWNER_ID): OWNER_ID, str(PLAYER_ID): PLAYER_ID}
         moves = 0
+        turns = 0
+        last_turn = None
         for _ in range(60):
             await bot.service.wait_idle()
             record, state = await current_state(bot, game_id)
             if record.status != "playing":
                 break
+            # one live game message, the newest; each person holds one rack DM of this game
+            [live] = with_buttons(fake, thread.id)
+            assert live.id == game_messages(fake, thread.id)[-1].id
+            for user in (OWNER_ID, PLAYER_ID):
+                assert len(fake.dms_to(user)) == 1
             seat = state.current
             user = people[record.seats[seat].player_id]
             text = player.choose(state, seat)
@@ -96,10 +118,38 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
             after, _ = await current_state(bot, game_id)
             assert after.seq > record.seq, said  # accepted and committed
             moves += 1
+            if last_turn != state.turn_no:
+                turns += 1
+                last_turn = state.turn_no
         else:
             raise AssertionError("the game did not finish")
         await bot.service.wait_idle()
         assert moves >= 5
+        record, state = await current_state(bot, game_id)
+        # every turn added at most one thread message: the game messages are one per turn
+        # started (people's and the computer's), and none keeps its buttons
+        passes = state.turn_no
+        played = game_messages(fake, thread.id)
+        assert len(played) <= passes + 1
+        assert with_buttons(fake, thread.id) == []
+        since = [m for m in public_messages(fake) if m.channel_id == thread.id and m.id > start]
+        assert len(since) - len(played) == 2  # only the summary and the ladder update besides
+        # notifications: at most one per person per turn (the turn message's ping; rack DMs of
+        # a turn start are silent, edits notify nobody)
+        assert all(len(m.notified) <= 1 for m in played)  # a turn message pings its mover
+        for user in (OWNER_ID, PLAYER_ID):
+            pings = [m for m in played if user in m.notified]
+            # after Anna's first turn message: only their own turns' pings, plus Bernd's first
+            # rack DM (his one notification of the first turn)
+            first_dm = [] if user == OWNER_ID else every_dm_to(fake, user)[:1]
+            expected = first_dm + [m for m in pings if m.id > prompt.id]
+            assert notifications(fake, user, after=prompt.id) == expected
+            silent_dms = [m for m in every_dm_to(fake, user) if not m.notified]
+            assert len(silent_dms) >= len(pings) - 1  # each turn start: a new, silent rack DM
+        # the winner got no empty-rack DM: their one DM says the game is over, without a picture
+        winner = record.seats[state.result.winner].player_id
+        [last_dm] = fake.dms_to(int(winner))
+        assert "is over" in last_dm.content and last_dm.attachments == []
 
         # the finished game reached the ladder: thread and ladder channel both got the update
         update = await fake.wait_for_message(
@@ -118,13 +168,13 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
         assert "stein: 1 games" in said
 
         # no public message ever showed a rack
-        racks = [m.content for u in (OWNER_ID, PLAYER_ID) for m in fake.dms_to(u)]
+        racks = [m.content for u in (OWNER_ID, PLAYER_ID) for m in every_dm_to(fake, u)]
         assert len(racks) > 4
         shown = [line.split(": ", 1)[1] for dm in racks for line in dm.splitlines()[1:2]]
         for message in public_messages(fake):
-            assert "Your rack" not in message.content and "Deine Steine" not in message.content
+            assert "Your rack" not in message.text and "Deine Steine" not in message.text
             assert all(a["filename"] != "rack.png" for a in message.attachments)
             for pieces in shown:
                 if len(pieces.split()) > 2:
-                    assert pieces not in message.content
+                    assert pieces not in message.text
     assert fake.unknown_routes == []
