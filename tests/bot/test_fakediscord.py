@@ -547,3 +547,78 @@ async def test_transport_compression_and_cleanup(compression: bool) -> None:
     await asyncio.sleep(0)
     pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     assert pending == []
+
+
+def _layout(text: str, *, picture: str | None = "table.png", button: bool = True):
+    view = discord.ui.LayoutView(timeout=None)
+    view.add_item(discord.ui.TextDisplay(text))
+    if picture:
+        gallery = discord.ui.MediaGallery()
+        gallery.add_item(media=f"attachment://{picture}")
+        view.add_item(gallery)
+    if button:
+        row = discord.ui.ActionRow()
+        row.add_item(discord.ui.Button(label="Go", custom_id="probe:go"))
+        view.add_item(row)
+    return view
+
+
+async def test_components_v2_posts_edits_and_notifications(fake_discord: FakeDiscord) -> None:
+    """Components v2 (IS_COMPONENTS_V2): what Discord refuses, edits that keep or replace the
+    picture, mentions honouring allowed_mentions, and who a new message notified."""
+    fake = fake_discord
+    bot = ProbeBot()
+    async with running(bot):
+        channel = bot.get_channel(CHANNEL_ID)
+        assert isinstance(channel, discord.TextChannel)
+        ping = discord.AllowedMentions(users=True)
+        sent = await channel.send(
+            view=_layout(f"<@{PLAYER_ID}>, go"),
+            file=discord.File(io.BytesIO(PNG), filename="table.png"),
+            allowed_mentions=ping,
+        )
+        stored = fake.messages[sent.id]
+        assert stored.is_v2 and stored.content == "" and stored.text == f"<@{PLAYER_ID}>, go"
+        assert stored.media_urls() == ["attachment://table.png"]
+        assert stored.notified == (PLAYER_ID,) and stored.custom_ids() == ["probe:go"]
+        # content beside components v2, a picture that is not attached, v2 parts without the flag
+        bad: list[dict] = [
+            {"content": "hi", "flags": 1 << 15, "components": [{"type": 10, "content": "x"}]},
+            {"flags": 1 << 15, "components": [_layout("x").to_components()[1]]},
+            {"components": [{"type": 10, "content": "no flag"}]},
+            {"flags": 1 << 15, "components": [{"type": 2, "label": "top", "custom_id": "a"}]},
+            {"flags": 1 << 15, "components": [{"type": 10, "content": "x" * 4001}]},
+            {"flags": 1 << 15, "components": [{"type": 10, "content": "x"}] * 41},
+        ]
+        for payload in bad:
+            with pytest.raises(discord.HTTPException) as refused:
+                await bot.http.request(
+                    discord.http.Route("POST", "/channels/{c}/messages", c=CHANNEL_ID), json=payload
+                )
+            assert refused.value.code == 50035, payload
+        # an edit without files keeps the picture; a new file replaces it; no ping on edits
+        await sent.edit(view=_layout(f"<@{OWNER_ID}> later", button=False))
+        assert stored.file("table.png") == PNG and stored.custom_ids() == []
+        assert stored.notified == (PLAYER_ID,) and len(stored.edited) == 1
+        bigger = PNG + b"\x00"
+        await sent.edit(
+            view=_layout("new picture"),
+            attachments=[discord.File(io.BytesIO(bigger), filename="table.png")],
+        )
+        assert stored.file("table.png") == bigger and len(stored.attachments) == 1
+        # the flag cannot go, and a picture must be one of the message's files
+        with pytest.raises(discord.HTTPException):
+            await sent.edit(content="plain again", view=None)
+        with pytest.raises(discord.HTTPException):
+            await sent.edit(view=_layout("gone", picture="other.png"))
+        # a mention that allowed_mentions forbids pings nobody; a silent DM notifies nobody
+        quiet = await channel.send(
+            view=_layout(f"<@{PLAYER_ID}>", picture=None),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        assert fake.messages[quiet.id].notified == ()
+        user = await bot.fetch_user(PLAYER_ID)
+        loud = await user.send("rack")
+        silent = await user.send("rack again", silent=True)
+        assert fake.messages[loud.id].notified == (PLAYER_ID,)
+        assert fake.messages[silent.id].notified == ()
