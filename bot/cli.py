@@ -7,6 +7,8 @@
   games through the full service and store; resumable (see :mod:`bot.soak`).
 - ``rummy-bot verify-db --db PATH [--json]``: replay and check every stored game; exit 1 on any
   problem.
+- Every ``--db`` (and ``DATABASE_URL``) takes a SQLite file path or a URL: ``sqlite:///path``,
+  ``postgresql://user:password@host:port/database``.
 - ``rummy-bot ladder ...`` and ``rummy-bot tournament simulate|show ...``: the organiser's league
   tools (:mod:`bot.league_tools.cli`).
 
@@ -58,7 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument(
         "--preset", dest="soak_preset", default=DEFAULT_VARIANT, choices=sorted(variant_names())
     )
-    soak.add_argument("--db", dest="soak_db", default="data/soak.sqlite3", help="SQLite file")
+    soak.add_argument(
+        "--db",
+        dest="soak_db",
+        default="data/soak.sqlite3",
+        help="SQLite file, or a database URL (sqlite:///path, postgresql://user@host/db)",
+    )
     soak.add_argument("--seed", dest="soak_seed", type=int, default=1)
     soak.add_argument("--players", type=int, default=None)
     soak.add_argument(
@@ -76,7 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     verify = sub.add_parser("verify-db", help="replay and check every stored game")
-    verify.add_argument("--db", dest="verify_db", required=True, help="SQLite file")
+    verify.add_argument(
+        "--db",
+        dest="verify_db",
+        required=True,
+        help="SQLite file, or a database URL (sqlite:///path, postgresql://user@host/db)",
+    )
     verify.add_argument("--json", action="store_true")
     from .league_tools.cli import register as register_league
 
@@ -115,6 +127,8 @@ def _init_empty(path: str) -> None:
     """Make a 0-byte file at ``path`` a new, empty database (``soak --init-empty``)."""
     from .wiring import init_empty_database
 
+    if "://" in path:  # a URL: the store makes its own database (an empty file is a file's case)
+        return
     target = Path(path)
     if target.is_file() and target.stat().st_size == 0:
         asyncio.run(init_empty_database(target))
@@ -164,7 +178,10 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _discord(settings: Settings) -> int:
     from .app import main as run_bot  # imports discord.py: only when the bot runs
+    from .wiring import check_database
 
+    # a wrong or unreachable DATABASE_URL stops start-up here, in one line, before Discord
+    asyncio.run(check_database(settings.database_url))
     return int(run_bot(settings) or 0)
 
 
@@ -189,7 +206,11 @@ def _leave_no_database_thread(code: int, wait: float = 10.0) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:  # a bad DATABASE_URL, SHARD_IDS...: one line, no traceback
+        print(f"rummy-bot: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(
         level=getattr(logging, settings.log_level.upper(), logging.INFO)
         if args.command is None and settings.discord_token and not args.console

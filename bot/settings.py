@@ -1,8 +1,9 @@
 """The process settings, read from ``.env`` and the environment (no Discord import here).
 
 :meth:`Settings.from_env` reads ``.env`` in the working directory; variables already set in the
-environment win. Keys: ``DISCORD_TOKEN``, ``DATABASE_URL`` (``sqlite:///relative/path`` or
-``sqlite:////absolute/path``; default ``sqlite:///data/rummy.sqlite3``), ``LOG_LEVEL``,
+environment win. Keys: ``DISCORD_TOKEN``, ``DATABASE_URL`` (``sqlite:///relative/path``,
+``sqlite:////absolute/path`` or ``postgresql://user:password@host:port/database``; default
+``sqlite:///data/rummy.sqlite3``), ``LOG_LEVEL``,
 ``DEV_GUILD_ID`` (sync commands to this guild only, instantly), ``SHARD_COUNT`` and ``SHARD_IDS``
 (``0,1`` or ``0-3``: the shards this process runs; see docs/DISCORD.md).
 """
@@ -33,6 +34,24 @@ def read_env_file(path: Path) -> dict[str, str]:
             value = value[1:-1]
         values[key] = value
     return values
+
+
+#: the schemes DATABASE_URL may have (bot.store.open_store opens them)
+DATABASE_SCHEMES = ("sqlite", "postgresql", "postgres")
+
+
+def parse_database_url(text: str) -> str:
+    """``DATABASE_URL`` as given (empty: the default); ValueError with one line for anything
+    that is not a ``sqlite:///`` or ``postgresql://`` URL."""
+    url = text.strip() or DEFAULT_DATABASE_URL
+    scheme, sep, _ = url.partition("://")
+    if not sep or scheme.lower() not in DATABASE_SCHEMES:
+        shown = f"{scheme}://..." if sep else repr(url[:60])
+        raise ValueError(
+            f"DATABASE_URL must be sqlite:///path/to/file.sqlite3 or "
+            f"postgresql://user:password@host:port/database, not {shown}"
+        )
+    return url
 
 
 def parse_shard_ids(text: str) -> tuple[int, ...] | None:
@@ -79,7 +98,7 @@ class Settings:
             raise ValueError("SHARD_IDS needs SHARD_COUNT (the total number of shards)")
         return cls(
             discord_token=values.get("DISCORD_TOKEN", "").strip(),
-            database_url=values.get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
+            database_url=parse_database_url(values.get("DATABASE_URL", "")),
             log_level=values.get("LOG_LEVEL", "").strip() or "INFO",
             dev_guild_id=int(guild) if guild else None,
             shard_count=int(count) if count else None,

@@ -102,7 +102,7 @@ async def run_soak(
         think_in_worker=think_in_worker,
     )
     wired = await open_service(
-        Path(db_path),
+        db_path if isinstance(db_path, str) and "://" in db_path else Path(db_path),
         config=config,
         on_commit=on_commit,
         pictures=pictures,

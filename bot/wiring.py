@@ -1,7 +1,8 @@
 """The one place that builds the game service with its real ports.
 
 The service (:mod:`bot.service`) is written against interfaces (:mod:`bot.service.ports`);
-this module plugs in the real ones: the SQLite store (:mod:`bot.store`), the pictures of
+this module plugs in the real ones: the store (:mod:`bot.store`: SQLite for a file path or
+``sqlite:///``, PostgreSQL for ``postgresql://``), the pictures of
 :mod:`rendering`, the league (:mod:`bot.league`), the system clock and the ``engine.ai``
 computer players. The Discord bot, the console, the soak and the command-line tools build
 their service here; tests may build one here too or pass their own ports to
@@ -34,6 +35,7 @@ __all__ = [
     "StoreLocked",
     "Wired",
     "build_service",
+    "check_database",
     "engine_players",
     "init_empty_database",
     "open_service",
@@ -84,11 +86,29 @@ class RenderingRenderer:
         return rendering.render_ladder(rows, title=title, labels=labels(lang))
 
 
+def is_url(where: str | Path) -> bool:
+    """Whether ``where`` is a database URL (``sqlite:///...``, ``postgresql://...``) rather
+    than a file path."""
+    return isinstance(where, str) and "://" in where
+
+
 def store_at(where: str | Path, **options: Any) -> Store:
-    """The store (not yet opened) for a database URL (``sqlite:///path``) or a file path."""
-    if isinstance(where, str) and "://" in where:
-        return open_store(where, **options)
+    """The store (not yet opened) for a database URL (``sqlite:///path``,
+    ``postgresql://user@host/db``) or a SQLite file path. A malformed URL is a one-line
+    :class:`StoreError`."""
+    if is_url(where):
+        return open_store(str(where), **options)
     return SqliteStore(where, **options)
+
+
+async def check_database(where: str | Path) -> None:
+    """Reach a server database once before anything else starts (the bot checks its
+    ``DATABASE_URL`` before it logs in to Discord): a malformed, wrong or unreachable URL is a
+    one-line :class:`StoreError`. A SQLite file is checked when it is opened."""
+    store = store_at(where)
+    probe = getattr(store, "probe", None)
+    if probe is not None:
+        await probe()
 
 
 def build_service(

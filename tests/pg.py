@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
@@ -92,7 +93,7 @@ class PgServer:
 
     def terminate_backends(self, url: str) -> int:
         """Cut every connection to the database of ``url`` (as a server restart would)."""
-        database = url.rsplit("/", 1)[-1].split("?", 1)[0]
+        database = urlsplit(url).path.lstrip("/")
         rows = self.sql(
             self.base_url,
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "

@@ -47,6 +47,9 @@ class UsageError(Exception):
     """A command line that cannot be run as given (exit code 2)."""
 
 
+DB_HELP = "SQLite file, or a database URL (sqlite:///path, postgresql://user@host/db)"
+
+
 def register(sub: Any) -> None:
     """Add ``ladder`` and ``tournament`` to ``rummy-bot``'s subparsers (``add_subparsers()``).
 
@@ -54,7 +57,7 @@ def register(sub: Any) -> None:
     chosen handler is ``args.league_run`` (call :func:`run`).
     """
     ladder = sub.add_parser("ladder", help="a league ladder from the stored results")
-    ladder.add_argument("--db", dest="league_db", required=True, help="SQLite file")
+    ladder.add_argument("--db", dest="league_db", required=True, help=DB_HELP)
     ladder.add_argument("--guild", dest="league_guild", default=None)
     ladder.add_argument("--preset", dest="league_preset", default=None, choices=ranked_presets())
     ladder.add_argument("--season", dest="league_season", type=int, default=None)
@@ -73,7 +76,7 @@ def register(sub: Any) -> None:
     simulate.add_argument("--players", dest="league_players", type=int, required=True)
     simulate.add_argument("--rounds", dest="league_rounds", type=int, required=True)
     simulate.add_argument("--seed", dest="league_seed", type=int, default=1)
-    simulate.add_argument("--db", dest="league_db", required=True, help="SQLite file")
+    simulate.add_argument("--db", dest="league_db", required=True, help=DB_HELP)
     simulate.add_argument(
         "--preset",
         dest="league_preset",
@@ -87,7 +90,7 @@ def register(sub: Any) -> None:
     simulate.set_defaults(league_run=_simulate)
 
     show = actions.add_parser("show", help="a stored tournament's rounds and standings")
-    show.add_argument("--db", dest="league_db", required=True, help="SQLite file")
+    show.add_argument("--db", dest="league_db", required=True, help=DB_HELP)
     show.add_argument("--guild", dest="league_guild", default=SIM_GUILD)
     show.add_argument("--id", dest="league_id", required=True, help="tournament id")
     show.add_argument("--json", dest="league_json", action="store_true")

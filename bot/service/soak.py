@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..store import GameRecord, SqliteStore, Store, StoreError
+from ..store import GameRecord, SqliteStore, Store, StoreError, open_store
 from .replay import apply_logged, conserved, initial_state
 
 
@@ -71,16 +71,21 @@ async def verify_db(db_path: str | Path) -> dict[str, Any]:
     ``problems`` lists ``{"game": id, "problem": text}``; ``quarantined`` the games set aside
     (``{"game", "reason", "at"}``), which are also problems. A row that cannot be read, or a
     game whose check fails, is a problem of that game; the others are still checked. A file
-    that cannot be opened raises :class:`~bot.store.StoreError` (one line)."""
-    path = Path(db_path)
-    if not path.exists():
-        return {
-            "games": 0,
-            "ok": 0,
-            "problems": [{"game": None, "problem": f"no file {path}"}],
-            "quarantined": [],
-        }
-    store = SqliteStore(path, readonly=True, create=False)
+    that cannot be opened raises :class:`~bot.store.StoreError` (one line). ``db_path`` is a
+    SQLite file or a database URL (``sqlite:///...``, ``postgresql://...``)."""
+    store: Store
+    if isinstance(db_path, str) and "://" in db_path:
+        store = open_store(db_path, readonly=True, create=False)
+    else:
+        path = Path(db_path)
+        if not path.exists():
+            return {
+                "games": 0,
+                "ok": 0,
+                "problems": [{"game": None, "problem": f"no file {path}"}],
+                "quarantined": [],
+            }
+        store = SqliteStore(path, readonly=True, create=False)
     await store.open()
     problems: list[dict[str, Any]] = []
     quarantined: list[dict[str, Any]] = []

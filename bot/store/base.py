@@ -259,6 +259,9 @@ def open_store(url: str, **options: Any) -> Store:
     container), ``lease_seconds`` and ``busy_timeout`` are the store's options of those names.
     Keyword ``options`` go to the store (``create``, ``init_empty``, ``readonly``,
     ``lease_seconds`` for :class:`~bot.store.sqlite.SqliteStore`).
+    ``postgresql://user:password@host:port/database`` (or ``postgres://``; a Unix socket:
+    ``postgresql://user@/database?host=/run/postgresql``) is a
+    :class:`~bot.store.postgres.PostgresStore`, see :mod:`bot.store.postgres.urls`.
     """
     from urllib.parse import parse_qs
 
@@ -285,4 +288,10 @@ def open_store(url: str, **options: Any) -> Store:
                 "synchronous, lease_seconds, lease_wait, busy_timeout)"
             )
         return SqliteStore(path, **options)
-    raise StoreError(f"unsupported database {scheme!r}: only sqlite:/// is built in")
+    if scheme in ("postgresql", "postgres"):
+        from .postgres.urls import postgres_store
+
+        return postgres_store(url, **options)
+    raise StoreError(
+        f"unsupported database {scheme!r}: use sqlite:///path or postgresql://host/database"
+    )

@@ -7,7 +7,6 @@ call: nothing of that call is acknowledged; the next call connects again)."""
 
 from __future__ import annotations
 
-import asyncio
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -17,7 +16,7 @@ from ..base import StoreConflict, StoreError, StoreInvalid
 #: failures that mean "the connection (or the server) is gone", not "the statement is wrong"
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
-    asyncio.TimeoutError,
+    TimeoutError,
     asyncpg.PostgresConnectionError,
     asyncpg.CannotConnectNowError,
     asyncpg.AdminShutdownError,
@@ -32,7 +31,7 @@ def safe_url(url: str) -> str:
     """The URL without its password (for messages and logs)."""
     try:
         parts = urlsplit(url)
-        if parts.password is None:
+        if not parts.password:
             return url
         host = parts.hostname or ""
         if parts.port is not None:
@@ -67,7 +66,7 @@ def connect_error(exc: BaseException, where: str) -> StoreError:
         why = f"the server refused this user ({exc}); {check}"
     elif isinstance(exc, asyncpg.TooManyConnectionsError):
         why = f"the server has no connection left ({exc}); try again later"
-    elif isinstance(exc, asyncio.TimeoutError):
+    elif isinstance(exc, TimeoutError):
         why = f"no answer from the server in time; is it running? {check}"
     elif isinstance(exc, (ValueError, asyncpg.exceptions._base.ClientConfigurationError)):
         return StoreError(f"not a valid PostgreSQL URL {where}: {exc}", code="invalid")

@@ -38,15 +38,27 @@ import asyncpg
 
 from engine.codec import canonical_json
 
-from ..base import Store, StoreConflict, StoreError, StoreInvalid, StoreLocked, StoreOwnerLost
+from ..base import (
+    Store,
+    StoreConflict,
+    StoreError,
+    StoreFenced,
+    StoreInvalid,
+    StoreLocked,
+    StoreOwnerLost,
+)
 from ..lease import (
     BOOT_ID,
     HOST,
     OWNER_COLUMNS,
+    SHARD_COLUMNS,
+    ShardLease,
     holder_alive,
     holder_text,
     owner_from_row,
     process_facts,
+    shard_lease_from_row,
+    shard_of,
 )
 from ..reads import GAME_COLUMNS
 from ..records import (
@@ -119,6 +131,7 @@ class PostgresStore(PgReads, Store):
         pool_size: int = POOL_SIZE,
         connect_timeout: float = CONNECT_TIMEOUT,
         busy_timeout: float | None = None,
+        shard_count: int | None = None,
     ) -> None:
         del init_empty, busy_timeout  # SQLite's file options: nothing to do on a server
         self.dsn = dsn
@@ -129,6 +142,17 @@ class PostgresStore(PgReads, Store):
             )
         if not lease_seconds > 0:
             raise StoreError(f"lease_seconds must be positive, not {lease_seconds!r}")
+        if shard_count is not None and (
+            not isinstance(shard_count, int) or isinstance(shard_count, bool) or shard_count < 1
+        ):
+            raise StoreError(
+                f"shard_count must be a whole number >= 1, not {shard_count!r}", code="invalid"
+            )
+        #: sharded (several processes, one lease per shard) or None (one owner, the owner lease)
+        self.shard_count = shard_count
+        self._holder: str | None = None  # this store's id in shard_leases (sharded, open)
+        self._held: dict[int, int] = {}  # shard -> fencing token
+        self._game_shards: dict[str, int] = {}  # game id -> shard (a game's guild never changes)
         if int(pool_size) < 2:
             raise StoreError(f"pool_size must be at least 2, not {pool_size!r}", code="invalid")
         self.synchronous = synchronous.lower()
@@ -158,6 +182,10 @@ class PostgresStore(PgReads, Store):
     @property
     def owner_token(self) -> str | None:
         return self._token
+
+    @property
+    def held_shards(self) -> dict[int, int]:
+        return dict(self._held)
 
     # ------------------------------------------------------------------ lifecycle
     async def open(self) -> None:
@@ -221,7 +249,13 @@ class PostgresStore(PgReads, Store):
                                 "migrating %s to schema version %d", self.path, n
                             ),
                         )
-                        self._token = await self._take_lease(conn)
+                        if self.shard_count is not None:
+                            await self._refuse_live_owner(conn)
+                            self._token = None
+                            self._holder = uuid.uuid4().hex
+                            self._held = {}
+                        else:
+                            self._token = await self._take_lease(conn)
         except BaseException as exc:
             self._token = None
             pool.terminate()
@@ -235,6 +269,25 @@ class PostgresStore(PgReads, Store):
             self._heartbeat = asyncio.get_running_loop().create_task(
                 self._keep_lease(), name=f"store-lease:{self.path}"
             )
+
+    async def probe(self) -> None:
+        """Reach the database once without opening the store (no lease, no migration): a
+        wrong or unreachable URL, another program's database or a newer schema is a one-line
+        :class:`~bot.store.base.StoreError` before anything else starts."""
+        try:
+            conn = await asyncpg.connect(self.dsn, timeout=self.connect_timeout)
+        except Exception as exc:
+            raise connect_error(exc, self.path) from None
+        try:
+            version, tables = await identity(conn)
+            check_identity(version, tables, self.path)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise pg_error(exc, "looking at the database", where=self.path) from None
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), timeout=self.connect_timeout)
 
     async def _take_lease(self, conn: asyncpg.Connection) -> str:
         """Take the owner lease (inside the opening transaction) or raise StoreLocked."""
@@ -250,6 +303,12 @@ class PostgresStore(PgReads, Store):
                 "heartbeat)",
                 holder=holder,
             )
+        for lease in await read_shard_leases(conn):
+            if not lease.free(now):
+                raise StoreLocked(
+                    f"{self.path} is in use by sharded processes, e.g. {lease.text(now)}: stop "
+                    "them first, or run this one with their SHARD_COUNT and its own SHARD_IDS"
+                )
         if holder is not None and holder.released is None:
             log.warning(
                 "%s: taking the owner lease over from %s, which is gone",
@@ -320,6 +379,13 @@ class PostgresStore(PgReads, Store):
         if self._writer is not None:
             with contextlib.suppress(Exception):  # its writers got the error already
                 await asyncio.shield(self._writer)
+        if self._pool is not None and self._held:
+            try:
+                await self.release_shards(now=time.time())
+            except StoreError as exc:
+                log.warning("%s", exc)
+        self._holder = None
+        self._held = {}
         if self._pool is not None:
             if self._token is not None and not self._lost:
                 now, token = time.time(), self._token
@@ -359,6 +425,7 @@ class PostgresStore(PgReads, Store):
         doing: str,
         *,
         write: bool,
+        check: Callable[[asyncpg.Connection], Awaitable[None]] | None = None,
     ) -> _T:
         """``fn(connection)`` on a pooled connection (a write inside one transaction, after the
         lease check). A connection found dead before anything of the call reached the server is
@@ -373,7 +440,8 @@ class PostgresStore(PgReads, Store):
                         return await fn(conn)
                     async with conn.transaction():
                         began = True
-                        await self._check_owner(conn)
+                        if check is not None:
+                            await check(conn)
                         return await fn(conn)
             except StoreError:
                 raise
@@ -388,10 +456,234 @@ class PostgresStore(PgReads, Store):
         return await self._run(query, doing, write=False)
 
     async def _transaction(
-        self, work: Callable[[asyncpg.Connection], Awaitable[_T]], doing: str
+        self,
+        work: Callable[[asyncpg.Connection], Awaitable[_T]],
+        doing: str,
+        *,
+        games: Sequence[str] = (),
+        guilds: Sequence[str | None] = (),
     ) -> _T:
+        """``work(connection)`` in one transaction that first checks the owner lease (sharded:
+        the leases of the shards of ``games`` and ``guilds``; none for a write of no game)."""
         self._writable(doing)
-        return await self._run(work, doing, write=True)
+        return await self._run(work, doing, write=True, check=self._fence(games, guilds))
+
+    # ------------------------------------------------------------------ shard leases
+    def _fence(
+        self, games: Sequence[str], guilds: Sequence[str | None]
+    ) -> Callable[[asyncpg.Connection], Awaitable[None]] | None:
+        if self.shard_count is None:
+            return self._check_owner
+        if not games and not guilds:
+            return None
+
+        async def check(conn: asyncpg.Connection) -> None:
+            await self._check_shards(conn, games, guilds)
+
+        return check
+
+    async def _check_shards(
+        self, conn: asyncpg.Connection, games: Sequence[str], guilds: Sequence[str | None]
+    ) -> None:
+        """Inside a write transaction: this store still holds, with its token, the lease of the
+        shard of every game written (a game not stored yet: of its guild), and keeps it until
+        the transaction ends (the rows are read FOR SHARE: a takeover waits). Else
+        StoreFenced."""
+        count = self.shard_count or 1
+        needed = {shard_of(guild, count) for guild in guilds}
+        unknown = sorted({g for g in games if g not in self._game_shards})
+        if unknown:
+            for row in await conn.fetch(
+                "SELECT id, guild_id FROM games WHERE id = ANY($1::text[])", unknown
+            ):
+                self._game_shards[row[0]] = shard_of(row[1], count)
+        needed.update(self._game_shards[g] for g in games if g in self._game_shards)
+        if not needed:
+            return  # no such game: the write itself says so
+        rows = await conn.fetch(
+            "SELECT shard, token FROM shard_leases WHERE shard = ANY($1::int[]) AND "
+            "holder = $2 AND released IS NULL ORDER BY shard FOR SHARE",
+            sorted(needed),
+            self._holder,
+        )
+        stored = {int(r[0]): int(r[1]) for r in rows}
+        fenced = {s for s in needed if s not in self._held or stored.get(s) != self._held[s]}
+        if not fenced:
+            return
+        lost = sorted(s for s in fenced if s in self._held)
+        for shard in lost:
+            self._held.pop(shard, None)
+        names = ", ".join(map(str, sorted(fenced)))
+        why = (
+            "another process took its lease over"
+            if lost
+            else "this process does not hold its lease"
+        )
+        raise StoreFenced(
+            f"shard {names} of {self.path}: {why}; nothing was saved (that shard's games run "
+            "in another process now)",
+            shards=frozenset(fenced),
+        )
+
+    async def _refuse_live_owner(self, conn: asyncpg.Connection) -> None:
+        """A sharded store never writes beside a live whole-database owner."""
+        now = time.time()
+        holder = owner_from_row(
+            await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1")
+        )
+        if holder is not None and holder_alive(holder, now=now, lease_seconds=self.lease_seconds):
+            raise StoreLocked(
+                f"{self.path} is in use by {holder_text(holder, now)}, which runs every game "
+                "(no SHARD_COUNT): stop it first",
+                holder=holder,
+            )
+
+    def _sharded(self, doing: str) -> None:
+        if self.shard_count is None:
+            raise StoreError(
+                f"{self.path} was opened without shard_count: {doing} refused", code="unsupported"
+            )
+        self._writable(doing)
+        self._pool_or_raise()
+
+    async def acquire_shards(
+        self, shards: Sequence[int], *, now: float, lease_seconds: float
+    ) -> dict[int, int]:
+        self._sharded("taking shard leases")
+        count = self.shard_count or 1
+        wanted = sorted(set(shards))
+        bad = [s for s in wanted if not isinstance(s, int) or not 0 <= s < count]
+        if bad:
+            raise StoreInvalid(f"shard(s) {bad} outside 0-{count - 1} (shard_count {count})")
+        holder = self._holder
+        started, _ = process_facts(os.getpid())
+
+        async def work(conn: asyncpg.Connection) -> dict[int, int]:
+            # one acquirer at a time (new rows included), then every row locked
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
+            await self._refuse_live_owner(conn)
+            rows = {lease.shard: lease for lease in await read_shard_leases(conn, lock=True)}
+            for lease in rows.values():
+                if lease.shard_count != count and not lease.free(now):
+                    raise StoreLocked(
+                        f"{self.path} is run with SHARD_COUNT={lease.shard_count} by "
+                        f"{lease.text(now)}, not {count}: use one SHARD_COUNT for every process"
+                    )
+            expires = now + lease_seconds
+            taken: dict[int, int] = {}
+            for shard in wanted:
+                row = rows.get(shard)
+                if (
+                    row is not None
+                    and row.holder == holder
+                    and row.released is None
+                    and self._held.get(shard) == row.token
+                ):
+                    await conn.execute(
+                        "UPDATE shard_leases SET heartbeat = $1, expires = $2 WHERE shard = $3 "
+                        "AND holder = $4 AND token = $5",
+                        now,
+                        expires,
+                        shard,
+                        holder,
+                        row.token,
+                    )
+                    continue
+                if row is not None and not row.free(now):
+                    continue  # a live holder elsewhere
+                token = 1 if row is None else row.token + 1
+                if row is not None and row.released is None:
+                    log.warning(
+                        "%s: taking shard %d over from %s (fencing token %d)",
+                        self.path,
+                        shard,
+                        row.text(now),
+                        token,
+                    )
+                await conn.execute(
+                    f"INSERT INTO shard_leases ({SHARD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, "
+                    "$6, $7, $8, $9, NULL, $10, $11) ON CONFLICT (shard) DO UPDATE SET "
+                    "shard_count = excluded.shard_count, holder = excluded.holder, "
+                    "token = excluded.token, pid = excluded.pid, host = excluded.host, "
+                    "since = excluded.since, heartbeat = excluded.heartbeat, "
+                    "expires = excluded.expires, released = NULL, boot = excluded.boot, "
+                    "started = excluded.started",
+                    shard,
+                    count,
+                    holder,
+                    token,
+                    os.getpid(),
+                    HOST,
+                    now,
+                    now,
+                    expires,
+                    BOOT_ID,
+                    started,
+                )
+                taken[shard] = token
+            self._held.update(taken)
+            return await self._still_held(conn)
+
+        return await self._transaction(work, "taking shard leases")
+
+    async def _still_held(self, conn: asyncpg.Connection) -> dict[int, int]:
+        """Drop from ``_held`` every shard whose row carries another holder or token now."""
+        rows = await conn.fetch(
+            "SELECT shard, token FROM shard_leases WHERE holder = $1 AND released IS NULL",
+            self._holder,
+        )
+        stored = {int(r[0]): int(r[1]) for r in rows}
+        for shard, token in list(self._held.items()):
+            if stored.get(shard) != token:
+                log.error("%s: the lease of shard %d was taken over", self.path, shard)
+                self._held.pop(shard, None)
+        return dict(self._held)
+
+    async def renew_shards(self, *, now: float, lease_seconds: float) -> dict[int, int]:
+        self._sharded("renewing shard leases")
+        holder = self._holder
+        held = dict(self._held)
+
+        async def work(conn: asyncpg.Connection) -> dict[int, int]:
+            if held:
+                await conn.execute(
+                    "UPDATE shard_leases AS s SET heartbeat = $1, expires = $2 "
+                    "FROM unnest($3::int[], $4::bigint[]) AS h (shard, token) "
+                    "WHERE s.shard = h.shard AND s.token = h.token AND s.holder = $5 "
+                    "AND s.released IS NULL",
+                    now,
+                    now + lease_seconds,
+                    list(held),
+                    list(held.values()),
+                    holder,
+                )
+            return await self._still_held(conn)
+
+        return await self._transaction(work, "renewing shard leases")
+
+    async def release_shards(self, shards: Sequence[int] | None = None, *, now: float) -> None:
+        self._sharded("giving shard leases back")
+        holder = self._holder
+        chosen = list(self._held) if shards is None else [s for s in shards if s in self._held]
+        tokens = [self._held[s] for s in chosen]
+
+        async def work(conn: asyncpg.Connection) -> None:
+            await conn.execute(
+                "UPDATE shard_leases AS s SET released = $1, heartbeat = $1 "
+                "FROM unnest($2::int[], $3::bigint[]) AS h (shard, token) "
+                "WHERE s.shard = h.shard AND s.token = h.token AND s.holder = $4",
+                now,
+                chosen,
+                tokens,
+                holder,
+            )
+
+        await self._transaction(work, "giving shard leases back")
+        for shard in chosen:
+            self._held.pop(shard, None)
+
+    async def shard_leases(self) -> list[ShardLease]:
+        return await self._read(read_shard_leases, "reading the shard leases")
 
     def _writable(self, doing: str) -> None:
         if self.readonly:
@@ -402,13 +694,21 @@ class PostgresStore(PgReads, Store):
                 "stop this process (another one runs the games now)"
             )
 
-    async def _execute(self, sql: str, *args: Any, doing: str) -> int:
-        """One statement in one write transaction; its row count."""
+    async def _execute(
+        self,
+        sql: str,
+        *args: Any,
+        doing: str,
+        games: Sequence[str] = (),
+        guilds: Sequence[str | None] = (),
+    ) -> int:
+        """One statement in one write transaction (fenced as :meth:`_transaction`); its row
+        count."""
 
         async def work(conn: asyncpg.Connection) -> int:
             return row_count(await conn.execute(sql, *args))
 
-        return await self._transaction(work, doing)
+        return await self._transaction(work, doing, games=games, guilds=guilds)
 
     # ------------------------------------------------------------------ players
     async def upsert_player(self, player: PlayerRecord) -> None:
@@ -462,6 +762,7 @@ class PostgresStore(PgReads, Store):
                 game.seq,
                 canonical_json(game.meta),
                 doing=f"creating game {game.id}",
+                guilds=(game.guild_id,),
             )
         except StoreConflict as exc:
             raise StoreConflict(f"game {game.id} already exists") from exc
@@ -480,6 +781,7 @@ class PostgresStore(PgReads, Store):
             at,
             game_id,
             doing=f"saving the lobby of game {game_id}",
+            games=(game_id,),
         )
         if changed != 1:
             raise StoreConflict(f"game {game_id} is not in the lobby")
@@ -508,6 +810,7 @@ class PostgresStore(PgReads, Store):
             at,
             game_id,
             doing=f"starting game {game_id}",
+            games=(game_id,),
         )
         if changed != 1:
             raise StoreConflict(f"game {game_id} is not in the lobby")
@@ -569,7 +872,9 @@ class PostgresStore(PgReads, Store):
 
         try:
             await self._transaction(
-                lambda conn: write_commands(conn, writes), f"saving {len(writes)} commands"
+                lambda conn: write_commands(conn, writes),
+                f"saving {len(writes)} commands",
+                games=[w.game_id for w in writes],
             )
         except StoreError as exc:
             if len(writes) == 1:
@@ -583,7 +888,9 @@ class PostgresStore(PgReads, Store):
             for write in writes:
                 try:
                     await self._transaction(
-                        lambda conn, w=write: write_commands(conn, [w]), doing(write)
+                        lambda conn, w=write: write_commands(conn, [w]),
+                        doing(write),
+                        games=(write.game_id,),
                     )
                 except StoreError as single:
                     outcomes.append(single)
@@ -677,7 +984,7 @@ class PostgresStore(PgReads, Store):
                 "changed (reload the game)"
             )
 
-        await self._transaction(work, doing)
+        await self._transaction(work, doing, games=(game_id,))
 
     async def load_game(self, game_id: str) -> GameRecord | None:
         await self._after_writes_of(game_id)
@@ -719,7 +1026,7 @@ class PostgresStore(PgReads, Store):
                 game_id,
             )
 
-        await self._transaction(work, f"quarantining game {game_id}")
+        await self._transaction(work, f"quarantining game {game_id}", games=(game_id,))
 
     async def release_quarantine(self, game_id: str, *, at: float) -> None:
         check_text("game id", game_id)
@@ -740,7 +1047,7 @@ class PostgresStore(PgReads, Store):
             )
             await conn.execute("DELETE FROM quarantine WHERE game_id = $1", game_id)
 
-        await self._transaction(work, f"releasing game {game_id}")
+        await self._transaction(work, f"releasing game {game_id}", games=(game_id,))
 
     # ------------------------------------------------------------------ key / value
     async def kv_put(self, rows: Sequence[KvRow]) -> None:
@@ -805,6 +1112,16 @@ class PostgresStore(PgReads, Store):
         finally:
             with contextlib.suppress(Exception):
                 await pool.release(conn)
+
+
+async def read_shard_leases(conn: asyncpg.Connection, *, lock: bool = False) -> list[ShardLease]:
+    """Every shard lease row, by shard (``lock``: FOR UPDATE); none before schema 2."""
+    if await conn.fetchval("SELECT to_regclass('shard_leases')") is None:
+        return []
+    rows = await conn.fetch(
+        f"SELECT {SHARD_COLUMNS} FROM shard_leases ORDER BY shard" + (" FOR UPDATE" if lock else "")
+    )
+    return [shard_lease_from_row(row) for row in rows]
 
 
 class PostgresSnapshot(PgReads):
