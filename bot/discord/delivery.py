@@ -23,7 +23,8 @@ Where things go:
 - :class:`PrivateText` and :class:`ErrorReply` for the person who is interacting go into their
   ephemeral reply; for anybody else (a hint after a time-out, say) by DM, in that person's
   language (the locale they last used, as the service stores it);
-- lobby texts (:class:`PublicText` of kind ``lobby``) are posted as plain text.
+- lobby texts (:class:`PublicText` of kind ``lobby``) go to :attr:`Delivery.lobby_hook` (the
+  lobby message) when it is set, else they are posted as plain text.
 
 One lock per game keeps a game's messages in order even when a computer player's move (delivered
 through the service's sink) follows a person's move immediately.
@@ -34,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -143,6 +144,9 @@ class Delivery:
         self._channels: dict[int, Any] = {}
         self._turns: dict[str, TurnMessage | None] = {}
         self._racks: dict[tuple[str, str], RackMessage | None] = {}
+        #: Who shows lobby texts (``async (info, item, lang)``; the lobby message's owner sets
+        #: it); None: they are posted in the thread as plain text.
+        self.lobby_hook: Callable[[GameInfo | None, PublicText, str], Awaitable[None]] | None = None
 
     def lock(self, game_id: str) -> asyncio.Lock:
         """The per-game delivery lock (hold it around ``service.handle`` + :meth:`deliver`)."""
@@ -199,7 +203,14 @@ class Delivery:
         for item in items:
             if isinstance(item, PublicText):
                 if item.kind == "lobby":
-                    await self.public(info, item.message(lang), report)
+                    if self.lobby_hook is not None:
+                        try:
+                            await self.lobby_hook(info, item, lang)
+                        except Exception:
+                            log.exception("the lobby text of %s was not shown", game_id)
+                            self._failed("lobby", report)
+                    else:
+                        await self.public(info, item.message(lang), report)
                     continue
                 if item.kind == "start":
                     report.started = True

@@ -172,7 +172,7 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
         assert len(racks) > 4
         shown = [line.split(": ", 1)[1] for dm in racks for line in dm.splitlines()[1:2]]
         for message in public_messages(fake):
-            assert "Your rack" not in message.text and "Deine Steine" not in message.text
+            assert "Your rack" not in message.text and "Deine Bank" not in message.text
             assert all(a["filename"] != "rack.png" for a in message.attachments)
             for pieces in shown:
                 if len(pieces.split()) > 2:

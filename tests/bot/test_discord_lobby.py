@@ -65,7 +65,7 @@ async def test_german_user_gets_german_texts(fake_discord: FakeDiscord, tmp_path
         assert said == "Nur der Gastgeber kann das Spiel starten."
         await slash(fake, OWNER_ID, thread, "rummy", [subcommand("start")])
         # Bernd's rack DM is German; a bad command gets the engine's German reason
-        assert any("Deine Steine" in m.content for m in fake.dms_to(PLAYER_ID))
+        assert any("Deine Bank" in m.content for m in fake.dms_to(PLAYER_ID))
         assert any("Your rack" in m.content for m in fake.dms_to(OWNER_ID))
         _, said = await slash(
             fake, PLAYER_ID, thread, "play", [option("text", "meld R14")], locale="de"
@@ -124,17 +124,18 @@ async def test_closed_dms_fall_back_to_rack_command(
         [game_id] = bot.service.live_game_ids()
         notice = await fake.wait_for_message(
             lambda m: (
-                m.channel_id == thread
-                and f"<@{CLOSED_DM_ID}>" in m.content
-                and "/rack" in m.content
+                m.channel_id == thread and f"<@{CLOSED_DM_ID}>" in m.text and "/rack" in m.text
             )
         )
-        assert "Direktnachrichten" in notice.content  # the guild speaks German
+        # said once, on the turn message (an edit: no second message, no ping)
+        assert notice.is_v2 and "Direktnachrichten" in notice.text  # the guild speaks German
         assert fake.dms_to(CLOSED_DM_ID) == []
         _, said = await slash(fake, CLOSED_DM_ID, thread, "rack")
         pieces = bot.service.rack(game_id, str(CLOSED_DM_ID))
         assert said == f"Your rack ({len(pieces)}): {' '.join(pieces)}"
         # the game goes on: the first player to move was prompted with the buttons
-        assert latest_with_buttons(fake, thread).content.startswith("<@")
+        # (its last line is the notice about closed DMs, added later by an edit)
+        lines = latest_with_buttons(fake, thread).text.splitlines()
+        assert lines[-1].startswith(f"<@{CLOSED_DM_ID}>") and lines[-2].startswith("<@")
         rack_text = " ".join(pieces)
-        assert all(rack_text not in m.content for m in public_messages(fake))
+        assert all(rack_text not in m.text for m in public_messages(fake))
