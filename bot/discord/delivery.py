@@ -471,11 +471,32 @@ class Delivery:
             if rack.to == starting:
                 continue  # the turn-start DM below shows it
             await self._rack(info, rack, batch, reply_to, report, over=batch.over is not None)
+        if batch.over is not None:
+            await self._racks_over(info, batch, report)
         if starting is not None and starting.isdigit():
             rack = next((r for r in batch.racks if r.to == starting), None)
             if rack is None:
                 rack = await self._rack_now(info, starting, batch.prompt.seat)
             await self._rack(info, rack, batch, reply_to, report, turn=True)
+
+    async def _racks_over(self, info: GameInfo, batch: _Batch, report: Report) -> None:
+        """At the end every other rack DM of the game says so too (its picture stays)."""
+        done = {rack.to for rack in batch.racks}
+        result = batch.over.result if batch.over is not None else {}
+        left = result.get("left") or []
+        for seat, player_id in enumerate(result.get("player_ids") or []):
+            if player_id in done or not str(player_id).isdigit():
+                continue
+            old = await self.rack_message(info.game_id, player_id)
+            if old is None:
+                continue
+            lang = await self.person_lang(player_id)
+            where = {"game": info.game_id, "preset": info.preset, "thread": info.thread_url}
+            lines = [t("discord.rack_dm_over", lang, **where)]
+            pieces = left[seat] if seat < len(left) else []
+            if pieces:
+                lines.append(t("service.rack", lang, count=len(pieces), pieces=" ".join(pieces)))
+            await self._edit_dm(old, "\n".join(lines), None, report)
 
     async def _rack_now(self, info: GameInfo, player_id: str, seat: int) -> PrivateRack:
         """A person's rack as it is now, drawn in their language."""
@@ -554,15 +575,24 @@ class Delivery:
                 log.info("old rack DM of %s not deleted: %s", rack.to, exc)
 
     async def _edit_dm(
-        self, old: RackMessage, text: str, files: Sequence[tuple[str, bytes]], report: Report
+        self,
+        old: RackMessage,
+        text: str,
+        files: Sequence[tuple[str, bytes]] | None,
+        report: Report,
     ) -> bool:
-        """Edit a rack DM in place (text and picture); False when it cannot be edited."""
+        """Edit a rack DM in place (text and picture; ``files`` None: the picture stays);
+        False when it cannot be edited."""
         message = self.bot.get_partial_messageable(
             old.channel_id, type=discord.ChannelType.private
         ).get_partial_message(old.message_id)
-        attachments = [discord.File(io.BytesIO(data), filename=name) for name, data in files]
+        kwargs: dict[str, Any] = {}
+        if files is not None:
+            kwargs["attachments"] = [
+                discord.File(io.BytesIO(data), filename=name) for name, data in files
+            ]
         try:
-            await message.edit(content=text[:LIMIT], attachments=attachments)
+            await message.edit(content=text[:LIMIT], **kwargs)
         except discord.NotFound:
             return False
         except discord.HTTPException as exc:

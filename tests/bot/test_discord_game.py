@@ -150,6 +150,13 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
         winner = record.seats[state.result.winner].player_id
         [last_dm] = fake.dms_to(int(winner))
         assert "is over" in last_dm.content and last_dm.attachments == []
+        # the other person's one DM says so too, with what was left
+        [other] = [u for u in (OWNER_ID, PLAYER_ID) if str(u) != winner]
+        [other_dm] = fake.dms_to(other)
+        seat = [s.player_id for s in record.seats].index(str(other))
+        left = state.result.left[seat]
+        assert other_dm.content.splitlines()[1:] == [f"Your rack ({len(left)}): {' '.join(left)}"]
+        assert "is over" in other_dm.content and other_dm.attachments  # the picture stays
 
         # the finished game reached the ladder: thread and ladder channel both got the update
         update = await fake.wait_for_message(
