@@ -19,6 +19,7 @@ from i18n import t
 
 from .games import GameInfo
 from .tables import tables_of
+from .tournament_games import tournament_tables_of
 
 if TYPE_CHECKING:
     from bot.league import Ladder, League, Season, Tournament
@@ -54,6 +55,8 @@ class LeagueData:
         return await self.core.ladder(str(guild_id), preset, season)
 
     async def name(self, player_id: str) -> str:
+        if player_id.startswith("bot:"):  # a tournament's computer player, bot:<level>:<n>
+            return t("discord.lobby.computer_name", "en", number=player_id.rsplit(":", 1)[-1])
         user = self.bot.get_user(int(player_id)) if player_id.isdigit() else None
         if user is not None:
             return user.display_name
@@ -101,6 +104,7 @@ class LeagueData:
         the result and a Rematch button; the thread renamed, archived and locked once the
         game's last message is posted) and, for a tournament game, open the table's next game."""
         tables_of(self.bot).game_over(info, over)
+        tournament_tables_of(self.bot).game_over(info)
         if info.guild_id is None:
             return
         season = await self.core.result_season(info.game_id)
@@ -125,15 +129,15 @@ class LeagueData:
     def seasons_text(self, seasons: list[Season], preset: str, lang: str) -> str:
         """The seasons of a game, oldest first, one line each."""
         if not seasons:
-            return t("discord_lobby.season_none", lang, preset=preset)
-        lines = [t("discord_lobby.season_list_head", lang, preset=preset)]
+            return t("discord.lobby.season_none", lang, preset=preset)
+        lines = [t("discord.lobby.season_list_head", lang, preset=preset)]
         for season in seasons:
             name = f" {season.name}" if season.name else ""
             start = season.started_at[:10]
             if season.ended_at is None:
-                key, end = "discord_lobby.season_row_open", ""
+                key, end = "discord.lobby.season_row_open", ""
             else:
-                key, end = "discord_lobby.season_row_ended", season.ended_at[:10]
+                key, end = "discord.lobby.season_row_ended", season.ended_at[:10]
             lines.append(t(key, lang, season=season.number, name=name, start=start, end=end))
         return "\n".join(lines)
 

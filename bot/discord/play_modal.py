@@ -45,7 +45,7 @@ class PlayButton(
     def __init__(self, game_id: str, lang: str = "en") -> None:
         super().__init__(
             discord.ui.Button(
-                label=t("discord_lobby.button.play", lang),
+                label=t("discord.lobby.button.play", lang),
                 style=discord.ButtonStyle.primary,
                 custom_id=play_custom_id(game_id),
             )
@@ -75,13 +75,13 @@ class PlayForm(discord.ui.Modal):
 
     def __init__(self, game_id: str, stamp: str, lang: str, default: str | None) -> None:
         super().__init__(
-            title=t("discord_lobby.play_title", lang)[:45],
+            title=t("discord.lobby.play_title", lang)[:45],
             custom_id=f"rummy:playmodal:{game_id}:{stamp}",
             timeout=None,
         )
         self.add_item(
             discord.ui.TextInput(
-                label=t("discord_lobby.play_label", lang)[:45],
+                label=t("discord.lobby.play_label", lang)[:45],
                 custom_id=FIELD,
                 style=discord.TextStyle.paragraph,
                 default=(default or None) and default[:TEXT_LIMIT],
@@ -105,7 +105,7 @@ async def open_form(interaction: discord.Interaction, game_id: str) -> None:
     lang = lang_of(interaction.locale)
     stamp = service.turn_stamp(game_id)
     if stamp is None:
-        await _refuse(interaction, "discord_lobby.not_running")
+        await _refuse(interaction, "discord.lobby.not_running")
         return
     seats = service.seats(game_id)
     if all(s.player_id != pid for s in seats):
@@ -113,11 +113,11 @@ async def open_form(interaction: discord.Interaction, game_id: str) -> None:
         return
     view = service.view(game_id)
     if view is None or seats[view.current].player_id != pid:
-        await _refuse(interaction, "discord_lobby.not_your_turn")
+        await _refuse(interaction, "discord.lobby.not_your_turn")
         return
     default = await service.suggestion(game_id, pid)
     if service.turn_stamp(game_id) != stamp:  # the turn passed while the hint was worked out
-        await _refuse(interaction, "discord_lobby.turn_passed")
+        await _refuse(interaction, "discord.lobby.turn_passed")
         return
     await interaction.response.send_modal(PlayForm(game_id, stamp, lang, default))
 
@@ -148,11 +148,11 @@ async def submitted(interaction: discord.Interaction) -> bool:
     try:
         game_id = match["game"]
         if bot.service.turn_stamp(game_id) != match["stamp"]:
-            await _refuse(interaction, "discord_lobby.turn_passed")
+            await _refuse(interaction, "discord.lobby.turn_passed")
             return True
         text = _values(list(data.get("components") or [])).get(FIELD, "").strip()
         if not text:
-            await _refuse(interaction, "discord_lobby.empty_form")
+            await _refuse(interaction, "discord.lobby.empty_form")
             return True
         await bot.actions.command(interaction, text, game_id)
     except Exception as exc:

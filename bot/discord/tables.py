@@ -34,7 +34,7 @@ import discord
 from i18n import lang_of, t
 
 from ..service.games import variant
-from ..service.outgoing import ErrorReply, GameOver, Outgoing
+from ..service.outgoing import ErrorReply, GameOver, PublicText
 from .delivery import Report
 from .games import GameInfo
 
@@ -45,14 +45,16 @@ log = logging.getLogger(__name__)
 
 GAME_ID = r"[A-Za-z0-9_-]{1,60}"
 LOBBY_OPS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "join": ("discord_lobby.button.join", discord.ButtonStyle.success),
-    "leave": ("discord_lobby.button.leave", discord.ButtonStyle.secondary),
-    "start": ("discord_lobby.button.start", discord.ButtonStyle.primary),
-    "bot": ("discord_lobby.button.bot", discord.ButtonStyle.secondary),
+    "join": ("discord.lobby.button.join", discord.ButtonStyle.success),
+    "leave": ("discord.lobby.button.leave", discord.ButtonStyle.secondary),
+    "start": ("discord.lobby.button.start", discord.ButtonStyle.primary),
+    "bot": ("discord.lobby.button.bot", discord.ButtonStyle.secondary),
 }
 #: The bot's permissions a table needs in the channel (checked before the thread is opened).
 NEEDED = ("send_messages", "create_public_threads", "send_messages_in_threads", "attach_files")
 THREAD_NAME_LIMIT = 100
+#: The service's lobby texts that close a table (the lobby message then says so).
+CLOSING_KEYS = ("service.lobby.closed", "service.lobby.expired")
 DEFAULT_LEVEL = "medium"
 
 
@@ -100,7 +102,7 @@ class RematchButton(
     def __init__(self, game_id: str, lang: str = "en") -> None:
         super().__init__(
             discord.ui.Button(
-                label=t("discord_lobby.button.rematch", lang),
+                label=t("discord.lobby.button.rematch", lang),
                 style=discord.ButtonStyle.primary,
                 custom_id=rematch_custom_id(game_id),
             )
@@ -154,9 +156,9 @@ def thread_title(preset: str, over: GameOver, lang: str) -> str:
     ranks = list(over.result.get("ranks") or [])
     winners = [over.names[s] for s, rank in enumerate(ranks) if rank == 1 and s < len(over.names)]
     if over.reason == "abandoned" or not winners:
-        title = t("discord_lobby.thread_over", lang, preset=name)
+        title = t("discord.lobby.thread_over", lang, preset=name)
     else:
-        key = "discord_lobby.thread_won" if len(winners) == 1 else "discord_lobby.thread_tie"
+        key = "discord.lobby.thread_won" if len(winners) == 1 else "discord.lobby.thread_tie"
         title = t(key, lang, preset=name, winner=", ".join(winners))
     if len(title) > THREAD_NAME_LIMIT:
         title = title[: THREAD_NAME_LIMIT - 1] + "…"
@@ -216,7 +218,7 @@ class Tables:
             maximum = len(seats)
         lines = [
             t(
-                "discord_lobby.head",
+                "discord.lobby.head",
                 lang,
                 preset=preset_name(preset, lang),
                 game=game_id,
@@ -226,17 +228,17 @@ class Tables:
         ]
         for number, seat in enumerate(seats, 1):
             if seat.is_bot:
-                key, who = "discord_lobby.seat_bot", seat.name
+                key, who = "discord.lobby.seat_bot", seat.name
             elif seat.player_id == host_id:
-                key, who = "discord_lobby.seat_host", f"<@{seat.player_id}>"
+                key, who = "discord.lobby.seat_host", f"<@{seat.player_id}>"
             else:
-                key, who = "discord_lobby.seat", f"<@{seat.player_id}>"
+                key, who = "discord.lobby.seat", f"<@{seat.player_id}>"
             lines.append(t(key, lang, number=number, name=who, level=seat.level or ""))
         target = info.target_players if info else None
         if target:
-            lines.append(t("discord_lobby.how_full", lang, players=target))
+            lines.append(t("discord.lobby.how_full", lang, players=target))
         else:
-            lines.append(t("discord_lobby.how", lang))
+            lines.append(t("discord.lobby.how", lang))
         return "\n".join(lines)
 
     async def _lobby_message(self, info: GameInfo) -> discord.PartialMessage | None:
@@ -260,6 +262,13 @@ class Tables:
         except discord.HTTPException as exc:
             log.warning("editing the lobby message of %s failed: %s", info.game_id, exc)
 
+    async def on_lobby_text(self, info: GameInfo | None, item: PublicText, lang: str) -> None:
+        """:attr:`Delivery.lobby_hook`: lobby texts are shown by the lobby message, not posted
+        in the thread. The verbs here re-draw it themselves after each change; a table closed
+        by a timer (never started) or by its last person leaving is re-drawn here."""
+        if info is not None and item.key in CLOSING_KEYS:
+            await self.refresh_lobby(info.game_id)
+
     async def refresh_lobby(self, game_id: str) -> None:
         """Show the table as it is now: open (seats, buttons), running (link) or closed."""
         info = await self.bot.games.fetch(self.service, game_id)
@@ -274,7 +283,7 @@ class Tables:
         elif status == "playing":
             names = ", ".join(s.name for s in self.service.seats(game_id))
             text = t(
-                "discord_lobby.playing",
+                "discord.lobby.playing",
                 lang,
                 preset=preset_name(info.preset, lang),
                 game=game_id,
@@ -285,7 +294,7 @@ class Tables:
         elif status is None:
             record = await self.service.game_record(game_id)
             if record is not None and record.status == "cancelled":
-                text = t("discord_lobby.closed", lang, game=game_id)
+                text = t("discord.lobby.closed", lang, game=game_id)
                 await self._edit_lobby(info, text, None)
 
     # ------------------------------------------------------------------ /rummy new
@@ -312,9 +321,9 @@ class Tables:
         lacking = missing_permission(interaction.app_permissions)
         if lacking is not None:
             text = t(
-                "discord_lobby.missing_permission",
+                "discord.lobby.missing_permission",
                 lang,
-                permission=t(f"discord_lobby.perm.{lacking}", lang),
+                permission=t(f"discord.lobby.perm.{lacking}", lang),
             )
             await actions.answer(interaction, text)
             return
@@ -344,7 +353,8 @@ class Tables:
             seed=overrides.get("seed"),
         )
         if game_id is None:
-            await actions.finish(interaction, _errors(out))
+            errors = [item.text for item in out if isinstance(item, ErrorReply)]
+            await actions.finish(interaction, Report(errors=errors))
             return
         for _ in range(bots):
             out += await self.service.add_bot(game_id, pid, level)
@@ -370,7 +380,7 @@ class Tables:
         self, channel: Any, game_id: str, preset: str, glang: str
     ) -> tuple[discord.Message, discord.Thread] | None:
         """The lobby message and the thread under it (None when Discord refused)."""
-        head = t("discord_lobby.opening", glang, preset=preset_name(preset, glang), game=game_id)
+        head = t("discord.lobby.opening", glang, preset=preset_name(preset, glang), game=game_id)
         try:
             message = await channel.send(head)
         except discord.HTTPException as exc:
@@ -420,7 +430,7 @@ class Tables:
                 await actions.answer(interaction, t("discord.no_lobby_here", lang))
                 return
         elif not await self._button_is_current(interaction, game_id):
-            await actions.answer(interaction, t("discord_lobby.stale", lang))
+            await actions.answer(interaction, t("discord.lobby.stale", lang))
             return
         if op == "bot":
             out = await self.service.add_bot(game_id, pid, DEFAULT_LEVEL)
@@ -441,7 +451,7 @@ class Tables:
         await self.refresh_lobby(game_id)
         key = "started" if started else {"join": "joined", "leave": "left"}.get(op)
         if key is None:
-            text = t("discord_lobby.bot_added", lang, game=game_id)
+            text = t("discord.lobby.bot_added", lang, game=game_id)
         else:
             text = t(f"discord.{key}", lang, game=game_id, thread=thread)
         await actions.finish(interaction, report, default=text)
@@ -477,9 +487,10 @@ class Tables:
                 lines = [title, over.message(lang)]
                 if info.thread_id:
                     lines.append(
-                        t("discord_lobby.over_thread", lang, thread=f"<#{info.thread_id}>")
+                        t("discord.lobby.over_thread", lang, thread=f"<#{info.thread_id}>")
                     )
-                view = rematch_view(info.game_id, lang) if over.reason != "abandoned" else None
+                rematch = over.reason != "abandoned" and not info.extra.get("tournament")
+                view = rematch_view(info.game_id, lang) if rematch else None
                 await self._edit_lobby(info, "\n".join(lines), view)
                 await self._close_thread(info, title)
         except Exception:
@@ -509,7 +520,7 @@ class Tables:
             record = await self.service.game_record(game_id)
             info = await self.bot.games.fetch(self.service, game_id)
             if record is None or info is None or record.status != "finished":
-                await actions.answer(interaction, t("discord_lobby.stale", lang))
+                await actions.answer(interaction, t("discord.lobby.stale", lang))
                 return
             if all(s.player_id != pid for s in record.seats):
                 await actions.answer(interaction, t("discord.not_your_game", lang))
@@ -519,16 +530,16 @@ class Tables:
                 known = await self.bot.games.fetch(self.service, existing)
                 where = f"<#{known.thread_id}>" if known and known.thread_id else existing
                 await actions.answer(
-                    interaction, t("discord_lobby.rematch_exists", lang, thread=where)
+                    interaction, t("discord.lobby.rematch_exists", lang, thread=where)
                 )
                 return
             channel = await self.bot.delivery.channel(info.channel_id)
             lacking = missing_permission(interaction.app_permissions)
             if channel is None or lacking is not None:
                 text = t(
-                    "discord_lobby.missing_permission",
+                    "discord.lobby.missing_permission",
                     lang,
-                    permission=t(f"discord_lobby.perm.{lacking or 'send_messages'}", lang),
+                    permission=t(f"discord.lobby.perm.{lacking or 'send_messages'}", lang),
                 )
                 await actions.answer(interaction, text)
                 return
@@ -548,11 +559,11 @@ class Tables:
                 made, out = await self.service.rematch(game_id, pid, new_id=new_id)
                 report = await self.bot.delivery.deliver(out, reply_to=pid)
         if made is None:
-            await self._edit_lobby(new_info, t("discord_lobby.closed", glang, game=new_id), None)
+            await self._edit_lobby(new_info, t("discord.lobby.closed", glang, game=new_id), None)
             await actions.finish(interaction, report)
             return
         await self.refresh_lobby(new_id)
-        old_text = t("discord_lobby.rematch_posted", glang, game=new_id, thread=thread.mention)
+        old_text = t("discord.lobby.rematch_posted", glang, game=new_id, thread=thread.mention)
         await self._append_to_lobby(info, old_text)
         await actions.finish(
             interaction, report, default=t("discord.started", lang, thread=thread.mention)
@@ -569,9 +580,3 @@ class Tables:
             await message.edit(content=content[:2000], view=None)
         except discord.HTTPException as exc:
             log.warning("editing the lobby message of %s failed: %s", info.game_id, exc)
-
-
-def _errors(out: list[Outgoing]) -> Report:
-    report = Report()
-    report.errors = [item.text for item in out if isinstance(item, ErrorReply)]
-    return report

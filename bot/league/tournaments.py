@@ -4,21 +4,39 @@
 :mod:`bot.league.tournament` and saves it (one change at a time per tournament); it links the
 service games played for a tournament (so the ladder leaves them out) and enters their results.
 The links are cached for the synchronous result hook: :meth:`load` once, before the hook runs.
+
+A finished linked game is entered by the league's result hook inside the very transaction that
+finishes it (:meth:`TournamentDesk.result_kv_hook`: a :class:`~bot.store.KvHook` that reads the
+tournament's row there and writes it with the game entered), so the standings are durable with
+the game's last command; :meth:`record_service_game` stays for games finished before (it is
+idempotent). Over the store's key/value rows every change of a tournament is one
+read-modify-write transaction (:meth:`~bot.store.Store.kv_update`), so a change by the
+organiser and a game finishing at the same moment both land.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bot.league import tournament as tour
-from bot.league.errors import LeagueServiceError
-from bot.league.records import TournamentGame, TournamentInfo, iso, rules_field
-from bot.league.repository import FinishedGames, TournamentRepository
+from bot.league.errors import LeagueError, LeagueServiceError
+from bot.league.records import (
+    NS_TOURNAMENT,
+    TournamentGame,
+    TournamentInfo,
+    iso,
+    rules_field,
+)
+from bot.league.repository import FinishedGames, KvTournamentRepository, TournamentRepository
 from bot.league.tournament import Promotion, Tournament, TournamentRow
-from bot.store import ResultRow
+from bot.store import GameRecord, KvHook, KvRead, KvRow, ResultRow
+from engine.game import Result
 from engine.variants import DEFAULT_TOURNAMENT_VARIANT, Ladder, variant
+
+log = logging.getLogger(__name__)
 
 
 class TournamentDesk:
@@ -64,7 +82,27 @@ class TournamentDesk:
     async def _change(
         self, guild: str, tournament_id: str, change: Callable[[Tournament], Tournament]
     ) -> Tournament:
-        """Read, change (a pure function of :mod:`bot.league.tournament`) and store."""
+        """Read, change (a pure function of :mod:`bot.league.tournament`) and store; over the
+        store's key/value rows in one transaction (a finishing game cannot slip in between)."""
+        kv_update = getattr(getattr(self.repository, "store", None), "kv_update", None)
+        if isinstance(self.repository, KvTournamentRepository) and kv_update is not None:
+            key = f"{guild}:{tournament_id}"
+            changed: list[Tournament] = []
+
+            def compute(rows: list[KvRow]) -> list[KvRow]:
+                found = [r for r in rows if r.key == key and isinstance(r.value, dict)]
+                if not found or "tournament_id" not in found[0].value:
+                    raise LeagueServiceError(
+                        "tournament.unknown", guild=guild, tournament=tournament_id
+                    )
+                info = TournamentInfo.from_dict(found[0].value)
+                state = change(info.state)
+                changed.append(state)
+                return [KvRow(NS_TOURNAMENT, key, replace(info, state=state).to_dict())]
+
+            async with self._lock(guild, tournament_id):
+                await kv_update(KvHook((KvRead(NS_TOURNAMENT, key),), compute))
+            return changed[-1]
         async with self._lock(guild, tournament_id):
             info = await self._load_tournament(guild, tournament_id)
             state = change(info.state)
@@ -287,34 +325,40 @@ class TournamentDesk:
             raise LeagueServiceError("tournament.game_not_finished", game_id=game_id)
         policy = rules_field(record, "first_round_out", "normal")
 
-        def enter(t: Tournament) -> Tournament:
-            for rnd in t.rounds:
-                for table in rnd.tables:
-                    if any(game.game_id == game_id for game in table.games):
-                        return t  # already entered
-            current = t.current_round
-            if current is None or current.number != link.round:
-                raise LeagueServiceError(
-                    "tournament.wrong_game",
-                    game_id=game_id,
-                    expected=link.number + 1,
-                    table=link.table,
-                    round=link.round,
-                    actual="another round",
-                )
-            table = current.table(link.table)
-            if len(table.games) != link.number:
-                raise LeagueServiceError(
-                    "tournament.wrong_game",
-                    game_id=game_id,
-                    expected=link.number + 1,
-                    table=link.table,
-                    round=link.round,
-                    actual=f"game {len(table.games) + 1}",
-                )
-            return _enter_rows(t, table, link, rows, policy)
+        game = _GameOutcome.of_rows(rows)
+        return await self._change(
+            link.guild_id, link.tournament_id, lambda t: _enter(t, link, game, policy)
+        )
 
-        return await self._change(link.guild_id, link.tournament_id, enter)
+    def result_kv_hook(self, record: GameRecord, result: Result) -> KvHook:
+        """The result hook's part for a finished game linked to a tournament: a :class:`~bot.store.KvHook` run inside the transaction that finishes the
+        game, which reads the tournament's row and writes it with the game entered (nothing
+        when it is entered already, or when it does not fit the round: logged, the game stays
+        finished and the organiser enters it). Only over the store's key/value rows (another
+        repository gets a hook that writes nothing: :meth:`record_service_game` enters it)."""
+        link = (self.linked or {}).get(record.id)
+        if link is None or not isinstance(self.repository, KvTournamentRepository):
+            return KvHook((), lambda _rows: [])  # entered by record_service_game instead
+        key = f"{link.guild_id}:{link.tournament_id}"
+        policy = rules_field(record, "first_round_out", "normal")
+        game = _GameOutcome.of_result(result)
+
+        def compute(rows: list[KvRow]) -> list[KvRow]:
+            found = [r for r in rows if r.key == key and isinstance(r.value, dict)]
+            if not found or "tournament_id" not in found[0].value:
+                log.error("tournament %s of game %s is not stored", key, record.id)
+                return []
+            info = TournamentInfo.from_dict(found[0].value)
+            try:
+                state = _enter(info.state, link, game, policy)
+            except LeagueError:
+                log.exception("game %s does not fit tournament %s", record.id, key)
+                return []
+            if state is info.state:
+                return []
+            return [KvRow(NS_TOURNAMENT, key, replace(info, state=state).to_dict())]
+
+        return KvHook((KvRead(NS_TOURNAMENT, key),), compute)
 
     async def end_reason(self, game_id: str) -> str:
         """How a finished service game ended (``out``, ``ended``, ...; "" before it has)."""
@@ -337,23 +381,82 @@ class TournamentDesk:
         return entered
 
 
-def _enter_rows(
+@dataclass(frozen=True)
+class _GameOutcome:
+    """What a tournament needs of a finished game, in the game's seat order."""
+
+    tiles: tuple[int, ...]
+    winners: tuple[bool, ...]
+    reason: str
+    details: dict
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[ResultRow]) -> _GameOutcome:
+        return cls(
+            tiles=tuple(len(r.details.get("left", [])) for r in rows),
+            winners=tuple(bool(r.winner) for r in rows),
+            reason=rows[0].reason,
+            details=dict(rows[0].details.get("game", {}) or {}),
+        )
+
+    @classmethod
+    def of_result(cls, result: Result) -> _GameOutcome:
+        seats = len(result.points)
+        left = list(result.left) + [[]] * (seats - len(result.left))
+        return cls(
+            tiles=tuple(len(pieces) for pieces in left[:seats]),
+            winners=tuple(result.winner == seat for seat in range(seats)),
+            reason=result.reason,
+            details=dict(result.details or {}),
+        )
+
+
+def _enter(t: Tournament, link: TournamentGame, game: _GameOutcome, policy: str) -> Tournament:
+    """Enter a finished linked game into its table (the same tournament when it is entered)."""
+    for rnd in t.rounds:
+        for table in rnd.tables:
+            if any(entered.game_id == link.game_id for entered in table.games):
+                return t  # already entered
+    current = t.current_round
+    if current is None or current.number != link.round:
+        raise LeagueServiceError(
+            "tournament.wrong_game",
+            game_id=link.game_id,
+            expected=link.number + 1,
+            table=link.table,
+            round=link.round,
+            actual="another round",
+        )
+    table = current.table(link.table)
+    if len(table.games) != link.number:
+        raise LeagueServiceError(
+            "tournament.wrong_game",
+            game_id=link.game_id,
+            expected=link.number + 1,
+            table=link.table,
+            round=link.round,
+            actual=f"game {len(table.games) + 1}",
+        )
+    return _enter_outcome(t, table, link, game, policy)
+
+
+def _enter_outcome(
     t: Tournament,
     table: tour.Table,
     link: TournamentGame,
-    rows: Sequence[ResultRow],
+    game: _GameOutcome,
     policy: str,
 ) -> Tournament:
-    """Map a finished game's result rows (game seat order) onto the table's seats."""
+    """Map a finished game (game seat order) onto the table's seats."""
     to_game = [link.seats.index(player) for player in table.seats]  # table seat -> game seat
-    tiles = [len(rows[g].details.get("left", [])) for g in to_game]
-    details = rows[0].details.get("game", {}) or {}
+    tiles = [game.tiles[g] for g in to_game]
+    details = game.details
     claims: list[int] | None = None
     if variant(t.preset).ladder is Ladder.STEIN_PLUS_MP and isinstance(details.get("claims"), list):
         claims = [int(details["claims"][g]) for g in to_game]
-    winners = [i for i, g in enumerate(to_game) if rows[g].winner]
+    winners = [i for i, g in enumerate(to_game) if game.winners[g]]
     winner = winners[0] if winners else None
-    reason = rows[0].reason
+    reason = game.reason
     if reason in ("ended", "abandoned"):
         return tour.end_game_early(
             t, table.number, tiles, claims=claims, game_id=link.game_id, note=f"game {reason}"

@@ -314,6 +314,10 @@ class GameService:
         stored under ``namespace``/``key``; None when there is none."""
         return await self.store.kv_get(namespace, key)
 
+    async def adapter_items(self, namespace: str) -> dict[str, Any]:
+        """Every fact a front end stored under ``namespace`` (key -> value)."""
+        return {row.key: row.value for row in await self.store.kv_items(namespace)}
+
     async def set_adapter_data(self, namespace: str, key: str, value: Any) -> None:
         """Store a front end's own fact (JSON data) under ``namespace``/``key``."""
         await self.store.kv_put([KvRow(namespace, key, value)])

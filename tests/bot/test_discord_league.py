@@ -25,7 +25,9 @@ async def test_tournament_round_and_standings(fake_discord: FakeDiscord, tmp_pat
             assert "registered" in said
         _, said = await slash(fake, PLAYER_ID, CHANNEL_ID, "tournament", [subcommand("round")])
         assert said.startswith("Only the organiser")
-        _, said = await slash(fake, OWNER_ID, CHANNEL_ID, "tournament", [subcommand("round")])
+        # the tables play offline here (entered with /tournament record); bot games: below
+        offline = subcommand("round", option("bot_games", False))
+        _, said = await slash(fake, OWNER_ID, CHANNEL_ID, "tournament", [offline])
         # posted for everyone in the guild's language (German)
         assert said.startswith("Runde 1:") and f"<@{CLOSED_DM_ID}>" in said
         record = subcommand(

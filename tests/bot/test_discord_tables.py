@@ -37,9 +37,11 @@ async def click(fake: FakeDiscord, user: int, message_id: int, custom_id: str, *
     return await answer_of(fake, sent)
 
 
-async def play_out(fake: FakeDiscord, bot: Any, game_id: str, thread: int) -> None:
-    """Play the people's turns with the strong computer player's choices, by /play."""
-    player = computer_player("strong")
+async def play_out(
+    fake: FakeDiscord, bot: Any, game_id: str, thread: int, level: str = "strong"
+) -> None:
+    """Play the people's turns with a computer player's choices, by /play."""
+    player = computer_player(level)
     for _ in range(400):
         await bot.service.wait_idle()
         record, state = await current_state(bot, game_id)

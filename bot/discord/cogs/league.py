@@ -7,6 +7,7 @@ this cog only reads options, calls it and formats.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,10 @@ from bot.league import LeagueError
 from i18n import error_text, lang_of, t
 
 from ...service.games import DEFAULT_TOURNAMENT_VARIANT, DEFAULT_VARIANT, tournament_variants
-from .lobby import PRESETS
+from ...service.tournament_tables import computer_id
+from ..tables import missing_permission
+from ..tournament_games import tournament_tables_of
+from .lobby import LEVELS, PRESETS
 
 if TYPE_CHECKING:
     from ..client import RummyBot
@@ -50,6 +54,19 @@ class LeagueCog(commands.Cog):
 
     def __init__(self, bot: RummyBot) -> None:
         self.bot = bot
+        self._resume: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        # tournament tables whose next game was not opened before a restart (after login)
+        self._resume = asyncio.get_running_loop().create_task(self._resume_tables())
+
+    async def cog_unload(self) -> None:
+        if self._resume is not None:
+            self._resume.cancel()
+
+    async def _resume_tables(self) -> None:
+        await self.bot.wait_until_ready()
+        await tournament_tables_of(self.bot).resume()
 
     # ------------------------------------------------------------------ ladder, stats
 
@@ -189,22 +206,70 @@ class LeagueCog(commands.Cog):
         await self._say(interaction, text)
 
     @tournament.command(name=_("round"), description=_("Seat the next round (organiser)"))
-    async def round_(self, interaction: discord.Interaction) -> None:
+    @app_commands.rename(bot_games=_("bot_games"), computers=_("computers"), level=_("level"))
+    @app_commands.describe(
+        bot_games=_("Play each table as a bot game in its own thread"),
+        computers=_("Computer players for empty seats (organiser: play the tables as bot games)"),
+        level=_("Computer level"),
+    )
+    @app_commands.choices(level=LEVELS)
+    async def round_(
+        self,
+        interaction: discord.Interaction,
+        bot_games: bool = True,
+        computers: app_commands.Range[int, 0, 12] = 0,
+        level: str = "medium",
+    ) -> None:
         await self.bot.actions.defer(interaction)
         lang = lang_of(interaction.guild_locale or interaction.locale)
+        mine = lang_of(interaction.locale)
         data = await self._load(interaction, organiser=True)
         if data is None:
             return
+        if bot_games:
+            lacking = missing_permission(interaction.app_permissions)
+            if lacking is not None:
+                text = t(
+                    "discord.lobby.missing_permission",
+                    mine,
+                    permission=t(f"discord.lobby.perm.{lacking}", mine),
+                )
+                await self.bot.actions.answer(interaction, text)
+                return
+        guild, tournament_id = str(interaction.guild.id), data[0]
+        games = tournament_tables_of(self.bot)
         try:
-            state = await self.bot.league.core.start_round(str(interaction.guild.id), data[0])
+            if computers and not data[3].started:
+                known = sum(1 for p in data[3].players if p.startswith("bot:"))
+                for number in range(known + 1, known + computers + 1):
+                    player = computer_id(level, number)
+                    await self.bot.league.core.register_player(guild, tournament_id, player)
+            state = await self.bot.league.core.start_round(guild, tournament_id)
         except LeagueError as exc:
-            await self.bot.actions.answer(interaction, error_text(exc, lang_of(interaction.locale)))
+            await self.bot.actions.answer(interaction, error_text(exc, mine))
             return
         current = state.rounds[-1]
         lines = [t("discord.tournament_round", lang, round=len(state.rounds))]
         for table in current.tables:
-            people = ", ".join(f"<@{p}>" for p in table.seats)
+            people = ", ".join([await games.mention(p) for p in table.seats])
             lines.append(t("discord.tournament_table", lang, table=table.number, players=people))
+        if bot_games and interaction.channel is not None:
+            opened = await games.open_round(
+                guild, tournament_id, interaction.channel.id, str(interaction.user.id)
+            )
+            lines.append(
+                t("discord.lobby.tournament_games", lang, round=current.number, count=len(opened))
+            )
+            for table, number, thread in opened:
+                lines.append(
+                    t(
+                        "discord.lobby.tournament_game_line",
+                        lang,
+                        table=table,
+                        number=number,
+                        thread=thread,
+                    )
+                )
         await self._say(interaction, "\n".join(lines), public=True)
 
     @tournament.command(name=_("standings"), description=_("Show the tournament standings"))

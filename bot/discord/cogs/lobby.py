@@ -59,6 +59,8 @@ class LobbyCog(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(LobbyButton, RematchButton)
+        # lobby texts are shown by the lobby message (bot.discord.tables), not in the thread
+        self.bot.delivery.lobby_hook = tables_of(self.bot).on_lobby_text
 
     @rummy.command(name=_("new"), description=_("Open a new table (a thread) for a game"))
     @app_commands.rename(
@@ -297,7 +299,7 @@ class LobbyCog(commands.Cog):
                 change = await league.core.start_season(guild, preset, name[:60])
                 label = f" ({change.started.name})" if change.started.name else ""
                 text = t(
-                    "discord_lobby.season_started",
+                    "discord.lobby.season_started",
                     lang,
                     season=change.started.number,
                     preset=preset,
@@ -305,7 +307,7 @@ class LobbyCog(commands.Cog):
                 )
             elif op == "end":
                 ended = await league.core.end_season(guild, preset)
-                text = t("discord_lobby.season_ended", lang, season=ended.number, preset=preset)
+                text = t("discord.lobby.season_ended", lang, season=ended.number, preset=preset)
             else:
                 text = league.seasons_text(await league.core.seasons(guild, preset), preset, lang)
         except LeagueError as exc:
