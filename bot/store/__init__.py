@@ -8,11 +8,13 @@ from .base import (
     Store,
     StoreConflict,
     StoreError,
+    StoreFenced,
     StoreInvalid,
     StoreLocked,
     StoreOwnerLost,
     open_store,
 )
+from .lease import ShardLease, ShardPlan, shard_of
 from .records import (
     STATUSES,
     UNFINISHED,
@@ -47,13 +49,17 @@ __all__ = [
     "PlayerRecord",
     "ResultRow",
     "Seat",
+    "ShardLease",
+    "ShardPlan",
     "SqliteStore",
     "Store",
     "StoreConflict",
     "StoreError",
+    "StoreFenced",
     "StoreInvalid",
     "StoreLocked",
     "StoreOwnerLost",
     "StoreSnapshot",
     "open_store",
+    "shard_of",
 ]

@@ -12,6 +12,9 @@ transaction guarantees, which the contract suite tests/store_contract/ checks fo
 - One owner: a store opened for writing holds the database's owner lease; every write checks it
   in its own transaction, so a process that lost the lease changes nothing
   (:class:`StoreOwnerLost`). Status, deadline and meta writes check the game's status / ``seq``.
+- Or one owner per shard: a store opened with ``shard_count=N`` takes no owner lease but the
+  leases of its shards (:meth:`Store.acquire_shards`); every write of a game checks, inside its
+  transaction, the lease of the game's shard and its fencing token (:class:`StoreFenced`).
 - Every failure is a :class:`StoreError` (one line, a ``code``), never a driver exception.
 """
 
@@ -77,6 +80,21 @@ class StoreOwnerLost(StoreLocked):
     the process must drop its games and stop."""
 
     default_code = "lost"
+
+
+class StoreFenced(StoreError):
+    """A write to a game of a shard whose lease this store does not hold (never took it, or
+    another process took it over: the lease row carries another holder or a newer fencing
+    token). Nothing was written; the shard is no longer held, so the process drops that
+    shard's games (and only those). ``shards`` are the shards the write needed."""
+
+    default_code = "fenced"
+
+    def __init__(
+        self, message: str, *, shards: frozenset[int] = frozenset(), code: str | None = None
+    ) -> None:
+        super().__init__(message, code=code)
+        self.shards = frozenset(shards)
 
 
 class StoreInvalid(StoreError, ValueError):
@@ -229,6 +247,41 @@ class Store(ABC):
         (``async with store.snapshot() as snap``); see :class:`~bot.store.sqlite.StoreSnapshot`."""
         raise StoreError("this store has no read snapshots", code="unsupported")
 
+    # ------------------------------------------------------------------ shard leases
+    #: the total number of shards of a sharded store (opened with ``shard_count=N``), None for a
+    #: store with one owner for the whole database
+    shard_count: int | None = None
+
+    @property
+    def held_shards(self) -> dict[int, int]:
+        """The shards this store holds the lease of, with their fencing tokens (as far as this
+        store knows: a takeover shows at the next renewal or fenced write)."""
+        return {}
+
+    async def acquire_shards(
+        self, shards: Sequence[int], *, now: float, lease_seconds: float
+    ) -> dict[int, int]:
+        """Take (or renew) the leases of ``shards`` in one transaction: a shard without a row
+        gets token 1, a free one (released, expired at ``now``, or its holder's process on this
+        machine is gone) is taken over with its token + 1, one held by another live store is
+        left alone. Returns every shard held afterwards with its token. A live lease of another
+        shard count, or a live whole-database owner, is :class:`StoreLocked`."""
+        raise StoreError("this store has no shard leases", code="unsupported")
+
+    async def renew_shards(self, *, now: float, lease_seconds: float) -> dict[int, int]:
+        """Extend every held lease to ``now + lease_seconds`` (one transaction); a lease whose
+        row carries another holder or token now is lost (no longer held). Returns the shards
+        still held."""
+        raise StoreError("this store has no shard leases", code="unsupported")
+
+    async def release_shards(self, shards: Sequence[int] | None = None, *, now: float) -> None:
+        """Give leases back (None: every held one), so another store may take them at once."""
+        raise StoreError("this store has no shard leases", code="unsupported")
+
+    async def shard_leases(self) -> list[Any]:
+        """Every row of the shard lease table (:class:`~bot.store.lease.ShardLease`), by shard."""
+        return []
+
     # ------------------------------------------------------------------ key / value
     @abstractmethod
     async def kv_get(self, namespace: str, key: str) -> Any | None: ...
@@ -276,6 +329,11 @@ def open_store(url: str, **options: Any) -> Store:
         from .sqlite import SqliteStore
 
         options.setdefault("synchronous", query_options.pop("synchronous", "full"))
+        if "shard_count" in query_options:
+            text = query_options.pop("shard_count")
+            if not text.isdigit() or int(text) < 1:
+                raise StoreError(f"shard_count must be a whole number >= 1 in {url!r}")
+            options.setdefault("shard_count", int(text))
         for name in ("lease_seconds", "lease_wait", "busy_timeout"):
             if name in query_options:
                 try:
@@ -285,7 +343,7 @@ def open_store(url: str, **options: Any) -> Store:
         if query_options:
             raise StoreError(
                 f"unknown option(s) {', '.join(sorted(query_options))} in {url!r} (known: "
-                "synchronous, lease_seconds, lease_wait, busy_timeout)"
+                "synchronous, lease_seconds, lease_wait, busy_timeout, shard_count)"
             )
         return SqliteStore(path, **options)
     if scheme in ("postgresql", "postgres"):

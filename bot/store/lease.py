@@ -1,11 +1,14 @@
 """The owner lease's facts: which process on which machine holds a database, and whether it
-still counts as alive (its heartbeat, its process, the machine's boot)."""
+still counts as alive (its heartbeat, its process, the machine's boot); and the shard leases of
+several processes over one database (:class:`ShardPlan`, :class:`ShardLease`, :func:`shard_of`):
+each shard's games are written only by the holder of its lease, checked by a fencing token."""
 
 from __future__ import annotations
 
 import os
 import socket
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -107,3 +110,135 @@ def holder_text(holder: OwnerRecord, now: float) -> str:
 
 
 OWNER_COLUMNS = "token, pid, host, since, heartbeat, released, boot, started"
+
+
+# ---------------------------------------------------------------------------- shard leases
+
+
+def shard_of(guild_id: str | None, shard_count: int) -> int:
+    """The shard of a guild, by Discord's formula ``(guild_id >> 22) % shard_count``; a game
+    without a guild (None), or whose guild id is not a decimal number, is on shard 0 (Discord
+    sends direct messages to shard 0)."""
+    if shard_count <= 1 or guild_id is None:
+        return 0
+    text = str(guild_id)
+    if not text.isascii() or not text.isdigit():
+        return 0
+    return (int(text) >> 22) % shard_count
+
+
+@dataclass(frozen=True, slots=True)
+class ShardPlan:
+    """The shards one process runs: ``count`` in all (``SHARD_COUNT``), ``ids`` of them its own
+    (``SHARD_IDS``), each held by a lease of ``lease_seconds`` in the database."""
+
+    count: int
+    ids: tuple[int, ...]
+    lease_seconds: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.count, int) or isinstance(self.count, bool) or self.count < 1:
+            raise ValueError(f"the shard count must be a whole number >= 1, not {self.count!r}")
+        if not self.ids:
+            raise ValueError("a shard plan needs at least one shard id")
+        wrong = [i for i in self.ids if not 0 <= i < self.count]
+        if wrong:
+            raise ValueError(
+                f"shard id(s) {', '.join(map(str, wrong))} outside 0-{self.count - 1} "
+                f"(SHARD_COUNT={self.count})"
+            )
+        if not self.lease_seconds > 0:
+            raise ValueError(f"lease_seconds must be positive, not {self.lease_seconds!r}")
+
+    @classmethod
+    def of(
+        cls, count: int, ids: Sequence[int] | None = None, *, lease_seconds: float = 30.0
+    ) -> ShardPlan:
+        """The plan for ``count`` shards and ``ids`` of them (None or empty: all)."""
+        chosen = tuple(sorted(set(ids))) if ids else tuple(range(count))
+        return cls(count, chosen, lease_seconds)
+
+    def owns(self, guild_id: str | None) -> bool:
+        """Whether the plan's shards include the guild's."""
+        return shard_of(guild_id, self.count) in self.ids
+
+    def label(self) -> str:
+        """``0-3`` / ``0,2`` (as SHARD_IDS), for logs and key names."""
+        parts: list[str] = []
+        run: list[int] = []
+        for shard in self.ids:
+            if run and shard == run[-1] + 1:
+                run.append(shard)
+                continue
+            if run:
+                parts.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+            run = [shard]
+        if run:
+            parts.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+        return ",".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class ShardLease:
+    """One row of ``shard_leases``: who may write the games of one shard.
+
+    ``holder`` is the holding store's random id; ``token`` the fencing token, which grows on
+    every acquisition (a takeover, or a fresh take after a release) and stays the same while the
+    holder renews. ``since``/``heartbeat``/``expires``/``released`` are POSIX seconds of the
+    holder's clock."""
+
+    shard: int
+    shard_count: int
+    holder: str
+    token: int
+    pid: int
+    host: str
+    since: float
+    heartbeat: float
+    expires: float
+    released: float | None = None
+    boot: str | None = None
+    started: int | None = None
+
+    def live(self, now: float) -> bool:
+        """Not given back and not expired at ``now``."""
+        return self.released is None and now < self.expires
+
+    def free(self, now: float) -> bool:
+        """Whether another store may take the lease over at ``now``: given back, expired, or
+        its holder ran on this machine since its boot and that process is gone."""
+        if not self.live(now):
+            return True
+        if self.host == HOST and self.boot is not None and self.boot == BOOT_ID:
+            return not _pid_alive(self.pid, self.started)
+        return False
+
+    def text(self, now: float) -> str:
+        who = f"process {self.pid} on host {self.host}"
+        return (
+            f"{who} (shard {self.shard} of {self.shard_count}, token {self.token}, since "
+            f"{utc(self.since)}, expires in {self.expires - now:.0f} s)"
+        )
+
+
+SHARD_COLUMNS = (
+    "shard, shard_count, holder, token, pid, host, since, heartbeat, expires, released, boot, "
+    "started"
+)
+
+
+def shard_lease_from_row(row: Sequence[Any]) -> ShardLease:
+    return ShardLease(
+        shard=int(row[0]),
+        shard_count=int(row[1]),
+        holder=str(row[2]),
+        token=int(row[3]),
+        pid=int(row[4]),
+        host=str(row[5]),
+        since=float(row[6]),
+        heartbeat=float(row[7]),
+        expires=float(row[8]),
+        released=None if row[9] is None else float(row[9]),
+        boot=row[10],
+        started=None if row[11] is None else int(row[11]),
+    )

@@ -37,6 +37,9 @@ APPLICATION_ID = 0x52554D42
 TABLES: dict[int, frozenset[str]] = {
     1: frozenset({"players", "games", "commands", "results", "kv"}),
     2: frozenset({"players", "games", "commands", "results", "kv", "owner", "quarantine"}),
+    3: frozenset(
+        {"players", "games", "commands", "results", "kv", "owner", "quarantine", "shard_leases"}
+    ),
 }
 
 
