@@ -137,6 +137,11 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
         # notifications: at most one per person per turn (the turn message's ping; rack DMs of
         # a turn start are silent, edits notify nobody)
         assert all(len(m.notified) <= 1 for m in played)  # a turn message pings its mover
+        # while a turn went on its message was edited (a draw, a new picture), and the rack DMs
+        # were edited when the racks changed
+        assert all(m.edited for m in played)  # at least: its buttons went
+        assert any(len(m.edited) > 1 for m in played)
+        assert all(any(m.edited for m in every_dm_to(fake, u)) for u in (OWNER_ID, PLAYER_ID))
         for user in (OWNER_ID, PLAYER_ID):
             pings = [m for m in played if user in m.notified]
             # after Anna's first turn message: only their own turns' pings, plus Bernd's first
