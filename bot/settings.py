@@ -5,7 +5,9 @@ environment win. Keys: ``DISCORD_TOKEN``, ``DATABASE_URL`` (``sqlite:///relative
 ``sqlite:////absolute/path`` or ``postgresql://user:password@host:port/database``; default
 ``sqlite:///data/rummy.sqlite3``), ``LOG_LEVEL``,
 ``DEV_GUILD_ID`` (sync commands to this guild only, instantly), ``SHARD_COUNT`` and ``SHARD_IDS``
-(``0,1`` or ``0-3``: the shards this process runs; see docs/DISCORD.md).
+(``0,1`` or ``0-3``: the shards this process runs; see docs/DISCORD.md), ``METRICS_PORT`` (and
+``METRICS_HOST``, default ``0.0.0.0``: ``/healthz`` and ``/metrics``; off unless set) and
+``LOG_FORMAT`` (``text`` or ``json``; see docs/DEPLOY.md).
 """
 
 from __future__ import annotations
@@ -54,6 +56,24 @@ def parse_database_url(text: str) -> str:
     return url
 
 
+def parse_metrics_port(text: str) -> int | None:
+    """``METRICS_PORT``: a TCP port 1-65535; empty -> None (no operations port)."""
+    text = text.strip()
+    if not text:
+        return None
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ValueError(f"METRICS_PORT must be a port number from 1 to 65535, not {text!r}")
+    return int(text)
+
+
+def parse_log_format(text: str) -> str:
+    """``LOG_FORMAT``: ``text`` (the default) or ``json``."""
+    fmt = text.strip().lower() or "text"
+    if fmt not in ("text", "json"):
+        raise ValueError(f"LOG_FORMAT must be text or json, not {text.strip()!r}")
+    return fmt
+
+
 def parse_shard_ids(text: str) -> tuple[int, ...] | None:
     """``"0,1,2"`` or ``"0-3"`` (or a mix) -> shard ids; empty -> None (all shards)."""
     ids: list[int] = []
@@ -78,6 +98,9 @@ class Settings:
     dev_guild_id: int | None = None
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
+    metrics_port: int | None = None  # METRICS_PORT: /healthz and /metrics (bot.ops); None: off
+    metrics_host: str = "0.0.0.0"  # METRICS_HOST: the address the port listens on
+    log_format: str = "text"  # LOG_FORMAT: text or json (one JSON object per line)
 
     @classmethod
     def from_env(
@@ -103,4 +126,7 @@ class Settings:
             dev_guild_id=int(guild) if guild else None,
             shard_count=int(count) if count else None,
             shard_ids=ids,
+            metrics_port=parse_metrics_port(values.get("METRICS_PORT", "")),
+            metrics_host=values.get("METRICS_HOST", "").strip() or "0.0.0.0",
+            log_format=parse_log_format(values.get("LOG_FORMAT", "")),
         )

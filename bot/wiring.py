@@ -24,7 +24,7 @@ from rendering.text import Labels
 from .service import GameService, ServiceConfig
 from .service.pipeline import CommitHook, ResultHook
 from .service.players import computer_player
-from .service.ports import Clock, ComputerPlayers, LeaguePort
+from .service.ports import Clock, ComputerPlayers, LeaguePort, Metrics
 from .service.service import Sink
 from .store import SqliteStore, Store, StoreError, StoreLocked, open_store
 from .store.worker import live_threads
@@ -122,6 +122,7 @@ def build_service(
     pictures: bool = True,
     on_commit: CommitHook | None = None,
     result_hooks: Sequence[ResultHook] = (),
+    metrics: Metrics | None = None,
 ) -> GameService:
     """The service over an (opened) store, with the real renderer (``pictures``: whether one
     is plugged in at all; ``config.pictures`` decides whether moves come with pictures), the
@@ -137,6 +138,7 @@ def build_service(
         league=league,
         on_commit=on_commit,
         result_hooks=result_hooks,
+        metrics=metrics,
     )
 
 
@@ -168,6 +170,7 @@ async def open_service(
     pictures: bool = True,
     on_commit: CommitHook | None = None,
     store_options: Mapping[str, Any] | None = None,
+    metrics: Metrics | None = None,
 ) -> Wired:
     """Open the store at ``where`` (URL or path), the league when asked (before the service:
     its result hook needs its cache), and build the service. The caller starts it
@@ -189,6 +192,7 @@ async def open_service(
             league=found,
             pictures=pictures,
             on_commit=on_commit,
+            metrics=metrics,
         )
     except BaseException:
         await store.close()

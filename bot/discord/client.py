@@ -58,7 +58,9 @@ def bot_intents() -> discord.Intents:
 
 class RummyBot(commands.AutoShardedBot):
     """The Discord bot. ``service_config``, ``clock`` and ``players`` go to the service
-    (tests make computer players instant and the clock manual)."""
+    (tests make computer players instant and the clock manual); ``metrics`` (a
+    :class:`~bot.service.ports.Metrics`, e.g. :class:`bot.ops.metrics.PrometheusMetrics`)
+    counts the service's commands and the adapter's Discord failures."""
 
     def __init__(
         self,
@@ -67,6 +69,7 @@ class RummyBot(commands.AutoShardedBot):
         service_config: ServiceConfig | None = None,
         clock: Any = None,
         players: Any = None,
+        metrics: Any = None,
     ) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
@@ -81,6 +84,8 @@ class RummyBot(commands.AutoShardedBot):
         self.service_config = service_config
         self.clock = clock
         self.players = players
+        #: The operations metrics (None: none are kept); Delivery counts Discord failures here.
+        self.metrics = metrics
         #: What the wiring opened (store, league, service); None before ``setup_hook``.
         self.wired: Wired | None = None
         self.service: GameService | None = None
@@ -104,6 +109,7 @@ class RummyBot(commands.AutoShardedBot):
             players=self.players,
             sink=self.delivery.from_service,
             league=True,
+            metrics=self.metrics,
         )
         self.service = self.wired.service
         await self.games.load(self.service)

@@ -37,7 +37,8 @@ from ..store import (
 from .checks import check_text
 from .context import ServiceContext, ServicePart
 from .errors import ServiceError
-from .outgoing import GameOver, Outgoing, TurnPrompt
+from .outgoing import ErrorReply, GameOver, Outgoing, TurnPrompt
+from .ports import NO_METRICS, Metrics
 from .registry import GameDamaged, LiveGame, reason_of, turn_key
 from .replay import TIMEOUT, apply_logged
 
@@ -65,6 +66,19 @@ def _human_racks(live: LiveGame) -> dict[int, list[str]]:
     return {i: _rack_of(live, i) for i, s in enumerate(live.seats) if not s.is_bot}
 
 
+#: error replies that say the service failed (not that the command was wrong)
+FAILED_CODES = frozenset({"service.store", "service.internal", "game.quarantined"})
+
+
+def outcome_of(out: Sequence[Outgoing]) -> str:
+    """A command's outcome for the metrics, from its answer: ``failed``, ``refused`` or
+    ``accepted``."""
+    errors = [o.code for o in out if isinstance(o, ErrorReply)]
+    if any(code in FAILED_CODES for code in errors):
+        return "failed"
+    return "refused" if errors else "accepted"
+
+
 class CommandPipeline(ServicePart):
     """Commands and service actions, applied, committed and answered (see the module)."""
 
@@ -74,13 +88,30 @@ class CommandPipeline(ServicePart):
         *,
         on_commit: CommitHook | None = None,
         result_hooks: Sequence[ResultHook] = (),
+        metrics: Metrics | None = None,
     ) -> None:
         super().__init__(context)
         self.on_commit = on_commit
         self.result_hooks = list(result_hooks)
+        self.metrics: Metrics = metrics or NO_METRICS
 
     async def handle(self, game_id: str, player_id: str, text: str) -> list[Outgoing]:
-        """A player's message of commands (see :meth:`GameService.handle`)."""
+        """A player's message of commands (see :meth:`GameService.handle`), counted for the
+        operations metrics (its outcome and latency)."""
+        started = time.perf_counter()
+        outcome = "failed"
+        try:
+            out = await self._handle(game_id, player_id, text)
+            outcome = outcome_of(out)
+            return out
+        except asyncio.CancelledError:
+            outcome = ""
+            raise
+        finally:
+            if outcome:
+                self.metrics.command(outcome, time.perf_counter() - started)
+
+    async def _handle(self, game_id: str, player_id: str, text: str) -> list[Outgoing]:
         error = self.messages.error
         lang = await self.people.lang(player_id)
         live = self.registry.get(game_id)
@@ -131,6 +162,29 @@ class CommandPipeline(ServicePart):
         return out
 
     async def play(
+        self, live: LiveGame, seat: int | None, text: str, *, activity: bool, reply_to: str | None
+    ) -> list[Outgoing]:
+        """:meth:`_play`; a computer move or service action (``reply_to`` None) is counted for
+        the operations metrics here, a person's message by :meth:`handle`."""
+        if reply_to is not None:
+            return await self._play(live, seat, text, activity=activity, reply_to=reply_to)
+        started = time.perf_counter()
+        outcome = "failed"
+        try:
+            out = await self._play(live, seat, text, activity=activity, reply_to=reply_to)
+            outcome = outcome_of(out)
+            return out
+        except RummyError:
+            outcome = "refused"
+            raise
+        except asyncio.CancelledError:
+            outcome = ""
+            raise
+        finally:
+            if outcome:
+                self.metrics.command(outcome, time.perf_counter() - started)
+
+    async def _play(
         self, live: LiveGame, seat: int | None, text: str, *, activity: bool, reply_to: str | None
     ) -> list[Outgoing]:
         """Apply one message (or a ``!`` service action) under the game's lock, commit it,
@@ -317,8 +371,10 @@ class CommandPipeline(ServicePart):
         the group commit under way) and commits it, or fails, even when the caller is
         cancelled. A cancelled caller reads the outcome back from the database: the store
         answers a read only after the writes queued before it."""
+        began = time.perf_counter()
         try:
             await self.store.append_command(write)
+            self.metrics.store_commit(time.perf_counter() - began)
             return None, False
         except asyncio.CancelledError:
             pass

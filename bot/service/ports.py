@@ -2,7 +2,7 @@
 
 The service is written against these protocols only; :mod:`bot.wiring` builds the real ones
 (the SQLite store, the rendering-backed renderer, the league, the system clock, the
-``engine.ai`` computer players) and tests pass their own (a manual clock, scripted players, a
+``engine.ai`` computer players, the operations metrics) and tests pass their own (a manual clock, scripted players, a
 store that fails on purpose).
 """
 
@@ -60,3 +60,32 @@ class ComputerPlayer(Protocol):
 
 ComputerPlayers = Callable[[str], ComputerPlayer]
 """The computer player of a level (``easy``, ``medium``, ``strong``)."""
+
+
+class Metrics(Protocol):
+    """What the service reports for operations (:mod:`bot.ops` exports it for Prometheus).
+    Every call is synchronous, cheap and never raises; the service imports no metrics
+    library. ``outcome`` of a command: ``accepted`` (committed), ``refused`` (the engine or the
+    service said no; nothing changed) or ``failed`` (the store or the service failed)."""
+
+    def command(self, outcome: str, seconds: float) -> None: ...
+
+    def store_commit(self, seconds: float) -> None: ...
+
+    def discord_failure(self, kind: str) -> None: ...
+
+
+class NoMetrics:
+    """The :class:`Metrics` that records nothing (the default)."""
+
+    def command(self, outcome: str, seconds: float) -> None:
+        return None
+
+    def store_commit(self, seconds: float) -> None:
+        return None
+
+    def discord_failure(self, kind: str) -> None:
+        return None
+
+
+NO_METRICS: Metrics = NoMetrics()

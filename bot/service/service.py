@@ -62,7 +62,7 @@ from .outgoing import Outgoing
 from .people import People
 from .pipeline import CommandPipeline, CommitHook, ResultHook
 from .players import computer_player
-from .ports import Clock, ComputerPlayers, GameStore, LeaguePort, Renderer
+from .ports import Clock, ComputerPlayers, GameStore, LeaguePort, Metrics, Renderer
 from .registry import GameRegistry, LiveGame, turn_key
 from .timers import Timers
 
@@ -93,6 +93,7 @@ class GameService:
         league: LeaguePort | None = None,
         on_commit: CommitHook | None = None,
         result_hooks: Sequence[ResultHook] = (),
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
         self.config = config or ServiceConfig()
@@ -113,7 +114,9 @@ class GameService:
             self._emit,
             self._after_move,
         )
-        self.pipeline = CommandPipeline(context, on_commit=on_commit, result_hooks=hooks)
+        self.pipeline = CommandPipeline(
+            context, on_commit=on_commit, result_hooks=hooks, metrics=metrics
+        )
         # the worker only knows the standard computer players, not a test's own ones
         use_worker = self.config.think_in_worker and players is computer_player
         self.computer = ComputerTurns(
