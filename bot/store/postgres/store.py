@@ -161,6 +161,8 @@ class PostgresStore(PgReads, Store):
         self.lease_seconds = float(lease_seconds)
         self.lease_wait = max(0.0, float(lease_wait))
         self.pool_size = int(pool_size)
+        #: group-commit batches committing at once (the pool keeps connections for reads)
+        self.max_writers = max(1, self.pool_size // 2)
         self.connect_timeout = float(connect_timeout)
         #: the lease row found at open (None: no earlier owner); see OwnerRecord
         self.previous_owner: OwnerRecord | None = None
@@ -170,7 +172,8 @@ class PostgresStore(PgReads, Store):
         self._heartbeat: asyncio.Task[None] | None = None
         # group commit: writes queued by append_command, committed by one writer task
         self._pending: deque[tuple[CommandWrite, asyncio.Future[None]]] = deque()
-        self._writer: asyncio.Task[None] | None = None
+        self._writers: set[asyncio.Task[None]] = set()
+        self._in_flight: set[str] = set()  # games with a write in a batch being committed
         # the latest queued write of each game: a read of that game waits for it first
         self._unsettled: dict[str, asyncio.Future[None]] = {}
 
@@ -376,9 +379,9 @@ class PostgresStore(PgReads, Store):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self._writer is not None:
-            with contextlib.suppress(Exception):  # its writers got the error already
-                await asyncio.shield(self._writer)
+        while self._writers:
+            with contextlib.suppress(Exception):  # their writers got the error already
+                await asyncio.shield(next(iter(self._writers)))
         if self._pool is not None and self._held:
             try:
                 await self.release_shards(now=time.time())
@@ -831,8 +834,10 @@ class PostgresStore(PgReads, Store):
         self._pending.append((write, future))
         self._unsettled[write.game_id] = future
         future.add_done_callback(lambda f, g=write.game_id: self._settled(g, f))
-        if self._writer is None or self._writer.done():
-            self._writer = loop.create_task(self._drain(), name=f"store-writer:{self.path}")
+        if len(self._writers) < self.max_writers:
+            task = loop.create_task(self._drain(), name=f"store-writer:{self.path}")
+            self._writers.add(task)
+            task.add_done_callback(self._writers.discard)
         await future
 
     def _settled(self, game_id: str, future: asyncio.Future[None]) -> None:
@@ -845,23 +850,42 @@ class PostgresStore(PgReads, Store):
         if future is not None and not future.done():
             await asyncio.wait([future])
 
-    async def _drain(self) -> None:
-        """The group-commit writer: commit everything queued, batch by batch."""
+    def _take_batch(self) -> list[tuple[CommandWrite, asyncio.Future[None]]]:
+        """The next batch: the queued writes (in their order, at most MAX_BATCH) of the games
+        that have no write in a batch being committed; the others stay queued, in order, so
+        a game's writes are never split over two batches committing at once."""
         batch: list[tuple[CommandWrite, asyncio.Future[None]]] = []
-        try:
-            while self._pending:
-                count = min(MAX_BATCH, len(self._pending))
-                batch = [self._pending.popleft() for _ in range(count)]
+        kept: deque[tuple[CommandWrite, asyncio.Future[None]]] = deque()
+        while self._pending:
+            item = self._pending.popleft()
+            if len(batch) < MAX_BATCH and item[0].game_id not in self._in_flight:
+                batch.append(item)
+            else:
+                kept.append(item)
+        self._pending = kept
+        return batch
+
+    async def _drain(self) -> None:
+        """A group-commit writer: commit what is queued, batch by batch, until nothing it may
+        take is left. Up to ``max_writers`` run at once (on connections of their own), so one
+        batch's commit wait overlaps the next batch."""
+        batch: list[tuple[CommandWrite, asyncio.Future[None]]] = []
+        while True:
+            batch = self._take_batch()
+            if not batch:
+                return
+            games = {w.game_id for w, _ in batch}
+            self._in_flight |= games
+            try:
                 outcomes = await self._commit_writes([w for w, _ in batch])
-                settle_batch(batch, outcomes)
-                batch = []
-        except BaseException as exc:  # a bug here must not leave writers waiting for ever
-            stranded = [*batch, *self._pending]
-            self._pending.clear()
-            log.exception("the store writer failed")
-            error = pg_error(exc, "saving commands", where=self.path)
-            settle_batch(stranded, [error] * len(stranded))
-            raise
+            except BaseException as exc:  # a bug here must not leave writers waiting for ever
+                log.exception("the store writer failed")
+                error = pg_error(exc, "saving commands", where=self.path)
+                settle_batch(batch, [error] * len(batch))
+                raise
+            finally:
+                self._in_flight -= games
+            settle_batch(batch, outcomes)
 
     async def _commit_writes(self, writes: list[CommandWrite]) -> list[BaseException | None]:
         """Commit ``writes`` in one transaction; when that fails, one by one, so only a faulty
