@@ -134,6 +134,17 @@ class _Batch:
     notices: list[str] = field(default_factory=list)  # closed DMs, in the guild's language
 
 
+def _record(kind: Any, data: Any) -> Any:
+    """A stored message record, or None when there is none (or it is not one we can read)."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        return kind(**data)
+    except TypeError:
+        log.warning("unreadable %s record: %r", kind.__name__, data)
+        return None
+
+
 class Delivery:
     """Deliver outgoing values of one or more games; never raises for a Discord failure."""
 
@@ -275,7 +286,7 @@ class Delivery:
                 data = await self.bot.service.adapter_data(TURN_NAMESPACE, game_id)
             except Exception:
                 log.warning("turn message of %s unknown", game_id, exc_info=True)
-            self._turns[game_id] = TurnMessage(**data) if isinstance(data, dict) else None
+            self._turns[game_id] = _record(TurnMessage, data)
         return self._turns[game_id]
 
     async def _keep_turn(self, game_id: str, turn: TurnMessage) -> None:
@@ -313,10 +324,12 @@ class Delivery:
         current = await self.turn_message(info.game_id)
         extra = list(batch.lines)
         if batch.prompt is not None:
-            if current is not None and current.live:
-                await self._edit_turn(info, current, lang, buttons=False, report=report)
+            # the new turn's message first (what everybody waits for), then the old one
+            # becomes the record of its turn
             text = "\n".join([*extra, await self._prompt_line(batch.prompt, lang)])
             await self._post_turn(info, text, batch.picture, lang, report, buttons=True)
+            if current is not None and current.live:
+                await self._edit_turn(info, current, lang, buttons=False, report=report, keep=False)
             return
         if current is None or not current.live:
             # no turn message to edit (a game from before one-message-per-turn, or an edit
@@ -390,9 +403,11 @@ class Delivery:
         buttons: bool,
         picture: TablePicture | None = None,
         report: Report,
+        keep: bool = True,
     ) -> None:
         """Edit the turn message: its text, a new picture (else the one it has), buttons on or
-        off. Once the buttons are off the message is a record of a past turn."""
+        off. Once the buttons are off the message is a record of a past turn. ``keep``: it is
+        still the game's turn message (False: a newer one has taken its place)."""
         file = await self._picture(picture, lang)
         shows = turn.picture or file is not None
         more = self._more_buttons(info.game_id, lang) if buttons else []
@@ -413,7 +428,8 @@ class Delivery:
             else:
                 return
         turn.picture, turn.live = shows, buttons
-        await self._keep_turn(info.game_id, turn)
+        if keep:
+            await self._keep_turn(info.game_id, turn)
 
     def _more_buttons(self, game_id: str, lang: str) -> list[discord.ui.Item[Any]]:
         """More buttons for the live turn message (the Play button, when its module is here)."""
@@ -514,7 +530,7 @@ class Delivery:
                 data = await self.bot.service.adapter_data(RACK_NAMESPACE, f"{game_id}:{player_id}")
             except Exception:
                 log.warning("rack DM of %s in %s unknown", player_id, game_id, exc_info=True)
-            self._racks[key] = RackMessage(**data) if isinstance(data, dict) else None
+            self._racks[key] = _record(RackMessage, data)
         return self._racks[key]
 
     async def _keep_rack(self, game_id: str, player_id: str, rack: RackMessage) -> None:

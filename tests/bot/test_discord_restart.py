@@ -124,7 +124,11 @@ async def test_restart_resumes_game_buttons_and_timer(
         assert t("discord.turn_deadline", "de", mention=f"<@{PLAYER_ID}>", time="")[:-2] in (
             prompt.text
         )
-        assert fake.messages[old_message.id].custom_ids() == []
+        await fake.wait_until(
+            lambda: True if not fake.messages[old_message.id].custom_ids() else None,
+            5,
+            "the old turn message without buttons",
+        )
         assert [m.id for m in with_buttons(fake, thread.id)] == [legacy.id, other.id, prompt.id]
         # Bernd's turn started: his one rack DM is new, silent (the prompt pinged him), German
         [dm] = fake.dms_to(PLAYER_ID)
@@ -147,4 +151,8 @@ async def test_restart_resumes_game_buttons_and_timer(
                 and m.id > prompt.id
             )
         )
-        assert fake.messages[prompt.id].custom_ids() == []
+        await fake.wait_until(
+            lambda: True if not fake.messages[prompt.id].custom_ids() else None,
+            5,
+            "Bernd's turn message without buttons",
+        )
