@@ -27,7 +27,8 @@ import asyncio
 import logging
 import re
 import secrets
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from .client import RummyBot
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 GAME_ID = r"[A-Za-z0-9_-]{1,60}"
 LOBBY_OPS: dict[str, tuple[str, discord.ButtonStyle]] = {
@@ -143,6 +145,24 @@ def missing_permission(perms: discord.Permissions | None) -> str | None:
     return None
 
 
+def missing_permission_text(perms: discord.Permissions | None, lang: str) -> str | None:
+    """The refusal naming the first permission the bot lacks here (None: all there)."""
+    lacking = missing_permission(perms)
+    if lacking is None:
+        return None
+    name = t(f"discord.lobby.perm.{lacking}", lang)
+    return t("discord.lobby.missing_permission", lang, permission=name)
+
+
+def attached(bot: Any, name: str, factory: Callable[[Any], T]) -> T:
+    """A helper object kept on the bot (made on first use)."""
+    found = getattr(bot, name, None)
+    if found is None:
+        found = factory(bot)
+        setattr(bot, name, found)
+    return found
+
+
 def preset_name(preset: str, lang: str) -> str:
     try:
         return t(variant(preset).name_key, lang)
@@ -167,11 +187,7 @@ def thread_title(preset: str, over: GameOver, lang: str) -> str:
 
 def tables_of(bot: Any) -> Tables:
     """The bot's :class:`Tables` (made on first use)."""
-    tables = getattr(bot, "_rummy_tables", None)
-    if tables is None:
-        tables = Tables(bot)
-        bot._rummy_tables = tables
-    return tables
+    return attached(bot, "_rummy_tables", Tables)
 
 
 class Tables:
@@ -318,14 +334,9 @@ class Tables:
         if interaction.guild is None or not isinstance(channel, discord.TextChannel):
             await actions.answer(interaction, t("discord.guild_only", lang))
             return
-        lacking = missing_permission(interaction.app_permissions)
-        if lacking is not None:
-            text = t(
-                "discord.lobby.missing_permission",
-                lang,
-                permission=t(f"discord.lobby.perm.{lacking}", lang),
-            )
-            await actions.answer(interaction, text)
+        refusal = missing_permission_text(interaction.app_permissions, lang)
+        if refusal is not None:
+            await actions.answer(interaction, refusal)
             return
         pid = await actions.register(interaction)
         if players is not None and bots + 1 > players:
@@ -534,14 +545,11 @@ class Tables:
                 )
                 return
             channel = await self.bot.delivery.channel(info.channel_id)
-            lacking = missing_permission(interaction.app_permissions)
-            if channel is None or lacking is not None:
-                text = t(
-                    "discord.lobby.missing_permission",
-                    lang,
-                    permission=t(f"discord.lobby.perm.{lacking or 'send_messages'}", lang),
-                )
-                await actions.answer(interaction, text)
+            refusal = missing_permission_text(interaction.app_permissions, lang)
+            if channel is None:
+                refusal = t("discord.thread_failed", lang)
+            if refusal is not None:
+                await actions.answer(interaction, refusal)
                 return
             glang = self.guild_lang(info)
             new_id = secrets.token_hex(4)

@@ -29,7 +29,7 @@ from i18n import t
 
 from ..service.tournament_tables import TournamentTables, computer_level
 from .games import GameInfo
-from .tables import tables_of
+from .tables import attached, tables_of
 
 if TYPE_CHECKING:
     from .client import RummyBot
@@ -41,11 +41,7 @@ NAMESPACE = "discord_tournament"
 
 def tournament_tables_of(bot: Any) -> TournamentGames:
     """The bot's :class:`TournamentGames` (made on first use)."""
-    games = getattr(bot, "_rummy_tournament_games", None)
-    if games is None:
-        games = TournamentGames(bot)
-        bot._rummy_tournament_games = games
-    return games
+    return attached(bot, "_rummy_tournament_games", TournamentGames)
 
 
 class TournamentGames:

@@ -90,12 +90,11 @@ class TournamentDesk:
             changed: list[Tournament] = []
 
             def compute(rows: list[KvRow]) -> list[KvRow]:
-                found = [r for r in rows if r.key == key and isinstance(r.value, dict)]
-                if not found or "tournament_id" not in found[0].value:
+                info = _stored_info(rows, key)
+                if info is None:
                     raise LeagueServiceError(
                         "tournament.unknown", guild=guild, tournament=tournament_id
                     )
-                info = TournamentInfo.from_dict(found[0].value)
                 state = change(info.state)
                 changed.append(state)
                 return [KvRow(NS_TOURNAMENT, key, replace(info, state=state).to_dict())]
@@ -344,11 +343,10 @@ class TournamentDesk:
         game = _GameOutcome.of_result(result)
 
         def compute(rows: list[KvRow]) -> list[KvRow]:
-            found = [r for r in rows if r.key == key and isinstance(r.value, dict)]
-            if not found or "tournament_id" not in found[0].value:
+            info = _stored_info(rows, key)
+            if info is None:
                 log.error("tournament %s of game %s is not stored", key, record.id)
                 return []
-            info = TournamentInfo.from_dict(found[0].value)
             try:
                 state = _enter(info.state, link, game, policy)
             except LeagueError:
@@ -379,6 +377,14 @@ class TournamentDesk:
             await self.record_service_game(link.game_id)
             entered += 1
         return entered
+
+
+def _stored_info(rows: Sequence[KvRow], key: str) -> TournamentInfo | None:
+    """The tournament stored under ``key`` among the rows a hook read (None: not there)."""
+    for row in rows:
+        if row.key == key and isinstance(row.value, dict) and "tournament_id" in row.value:
+            return TournamentInfo.from_dict(row.value)
+    return None
 
 
 @dataclass(frozen=True)

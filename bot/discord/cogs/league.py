@@ -21,7 +21,7 @@ from i18n import error_text, lang_of, t
 
 from ...service.games import DEFAULT_TOURNAMENT_VARIANT, DEFAULT_VARIANT, tournament_variants
 from ...service.tournament_tables import computer_id
-from ..tables import missing_permission
+from ..tables import missing_permission_text
 from ..tournament_games import tournament_tables_of
 from .lobby import LEVELS, PRESETS
 
@@ -227,14 +227,9 @@ class LeagueCog(commands.Cog):
         if data is None:
             return
         if bot_games:
-            lacking = missing_permission(interaction.app_permissions)
-            if lacking is not None:
-                text = t(
-                    "discord.lobby.missing_permission",
-                    mine,
-                    permission=t(f"discord.lobby.perm.{lacking}", mine),
-                )
-                await self.bot.actions.answer(interaction, text)
+            refusal = missing_permission_text(interaction.app_permissions, mine)
+            if refusal is not None:
+                await self.bot.actions.answer(interaction, refusal)
                 return
         guild, tournament_id = str(interaction.guild.id), data[0]
         games = tournament_tables_of(self.bot)

@@ -10,7 +10,8 @@ is guild-only. The lobby's buttons (:mod:`bot.discord.tables`) are registered he
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -33,6 +34,40 @@ LEVELS = [
     app_commands.Choice(name=_("medium"), value="medium"),
     app_commands.Choice(name=_("strong"), value="strong"),
 ]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def config_options(func: F) -> F:
+    """The options of ``config`` (in /rummy and /rummyadmin)."""
+    func = app_commands.choices(default_preset=PRESETS)(func)
+    func = app_commands.describe(
+        default_preset=_("Default game for /rummy new"),
+        turn_time=_("Default seconds per turn (0: none)"),
+        help_=_("Hints allowed by default"),
+        ladder_channel=_("Where ladder updates are posted"),
+    )(func)
+    return app_commands.rename(
+        default_preset=_("default_preset"),
+        turn_time=_("turn_time"),
+        help_=_("help"),
+        ladder_channel=_("ladder_channel"),
+    )(func)
+
+
+def preset_option(func: F) -> F:
+    """An optional ``preset`` choice (rules, seasons)."""
+    func = app_commands.choices(preset=PRESETS)(func)
+    func = app_commands.describe(preset=_("Which game"))(func)
+    return app_commands.rename(preset=_("preset"))(func)
+
+
+def named_season_options(func: F) -> F:
+    """``preset`` and the new season's ``name``."""
+    func = app_commands.choices(preset=PRESETS)(func)
+    func = app_commands.describe(preset=_("Which game"), name=_("Season name"))(func)
+    return app_commands.rename(preset=_("preset"), name=_("name"))(func)
 
 
 class LobbyCog(commands.Cog):
@@ -117,9 +152,7 @@ class LobbyCog(commands.Cog):
         await self.bot.actions.abort(interaction)
 
     @rummy.command(name=_("rules"), description=_("Show the rules of a game"))
-    @app_commands.rename(preset=_("preset"))
-    @app_commands.describe(preset=_("Which game"))
-    @app_commands.choices(preset=PRESETS)
+    @preset_option
     async def rules(self, interaction: discord.Interaction, preset: str | None = None) -> None:
         await self.bot.actions.rules(interaction, preset)
 
@@ -128,19 +161,7 @@ class LobbyCog(commands.Cog):
         await self.bot.actions.status(interaction)
 
     @rummy.command(name=_("config"), description=_("Server defaults for new games (Manage Server)"))
-    @app_commands.rename(
-        default_preset=_("default_preset"),
-        turn_time=_("turn_time"),
-        help_=_("help"),
-        ladder_channel=_("ladder_channel"),
-    )
-    @app_commands.describe(
-        default_preset=_("Default game for /rummy new"),
-        turn_time=_("Default seconds per turn (0: none)"),
-        help_=_("Hints allowed by default"),
-        ladder_channel=_("Where ladder updates are posted"),
-    )
-    @app_commands.choices(default_preset=PRESETS)
+    @config_options
     async def config(
         self,
         interaction: discord.Interaction,
@@ -152,19 +173,7 @@ class LobbyCog(commands.Cog):
         await self._config(interaction, default_preset, turn_time, help_, ladder_channel)
 
     @admin.command(name=_("config"), description=_("Server defaults for new games (Manage Server)"))
-    @app_commands.rename(
-        default_preset=_("default_preset"),
-        turn_time=_("turn_time"),
-        help_=_("help"),
-        ladder_channel=_("ladder_channel"),
-    )
-    @app_commands.describe(
-        default_preset=_("Default game for /rummy new"),
-        turn_time=_("Default seconds per turn (0: none)"),
-        help_=_("Hints allowed by default"),
-        ladder_channel=_("Where ladder updates are posted"),
-    )
-    @app_commands.choices(default_preset=PRESETS)
+    @config_options
     async def admin_config(
         self,
         interaction: discord.Interaction,
@@ -227,25 +236,19 @@ class LobbyCog(commands.Cog):
     # ------------------------------------------------------------------ seasons
 
     @season.command(name=_("start"), description=_("Start a new season (archives the open one)"))
-    @app_commands.rename(preset=_("preset"), name=_("name"))
-    @app_commands.describe(preset=_("Which game"), name=_("Season name"))
-    @app_commands.choices(preset=PRESETS)
+    @named_season_options
     async def season_start(
         self, interaction: discord.Interaction, preset: str | None = None, name: str = ""
     ) -> None:
         await self._season(interaction, "start", preset, name)
 
     @season.command(name=_("end"), description=_("End the open season"))
-    @app_commands.rename(preset=_("preset"))
-    @app_commands.describe(preset=_("Which game"))
-    @app_commands.choices(preset=PRESETS)
+    @preset_option
     async def season_end(self, interaction: discord.Interaction, preset: str | None = None) -> None:
         await self._season(interaction, "end", preset, "")
 
     @season.command(name=_("list"), description=_("List the seasons"))
-    @app_commands.rename(preset=_("preset"))
-    @app_commands.describe(preset=_("Which game"))
-    @app_commands.choices(preset=PRESETS)
+    @preset_option
     async def season_list(
         self, interaction: discord.Interaction, preset: str | None = None
     ) -> None:
@@ -254,27 +257,21 @@ class LobbyCog(commands.Cog):
     @admin_season.command(
         name=_("start"), description=_("Start a new season (archives the open one)")
     )
-    @app_commands.rename(preset=_("preset"), name=_("name"))
-    @app_commands.describe(preset=_("Which game"), name=_("Season name"))
-    @app_commands.choices(preset=PRESETS)
+    @named_season_options
     async def admin_season_start(
         self, interaction: discord.Interaction, preset: str | None = None, name: str = ""
     ) -> None:
         await self._season(interaction, "start", preset, name)
 
     @admin_season.command(name=_("end"), description=_("End the open season"))
-    @app_commands.rename(preset=_("preset"))
-    @app_commands.describe(preset=_("Which game"))
-    @app_commands.choices(preset=PRESETS)
+    @preset_option
     async def admin_season_end(
         self, interaction: discord.Interaction, preset: str | None = None
     ) -> None:
         await self._season(interaction, "end", preset, "")
 
     @admin_season.command(name=_("list"), description=_("List the seasons"))
-    @app_commands.rename(preset=_("preset"))
-    @app_commands.describe(preset=_("Which game"))
-    @app_commands.choices(preset=PRESETS)
+    @preset_option
     async def admin_season_list(
         self, interaction: discord.Interaction, preset: str | None = None
     ) -> None:
