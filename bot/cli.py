@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--bot-pause", type=float, default=0.0, help="think time per move (s)")
     soak.add_argument("--json", action="store_true", help="print the figures as JSON")
     soak.add_argument(
+        "--shard-count", type=int, default=None, help="total shards; with --shard-ids: some"
+    )
+    soak.add_argument(
+        "--shard-ids", default=None, help="play only the games of these shards (0-3 or 0,2)"
+    )
+    soak.add_argument(
         "--init-empty",
         action="store_true",
         help="take an existing 0-byte --db file as a new database (refused otherwise)",
@@ -135,7 +141,13 @@ def _init_empty(path: str) -> None:
 
 
 def _soak(args: argparse.Namespace) -> int:
-    from .soak import run_soak
+    from .soak import run_soak, soak_shards
+
+    try:
+        shards = soak_shards(args.shard_count, args.shard_ids)
+    except ValueError as exc:
+        print(f"rummy-bot soak: {exc}", file=sys.stderr)
+        return 2
 
     if args.init_empty:
         _init_empty(args.soak_db)
@@ -153,6 +165,7 @@ def _soak(args: argparse.Namespace) -> int:
             ack_path=args.ack,
             synchronous=args.synchronous,
             bot_pause=args.bot_pause,
+            shards=shards,
         )
     )
     if args.json:
@@ -160,7 +173,7 @@ def _soak(args: argparse.Namespace) -> int:
     else:
         for key, value in figures.items():
             print(f"{key:>16}: {value}")
-    return 0 if figures["games_finished"] >= args.games else 1
+    return 0 if figures["games_finished"] >= figures.get("shard_games", args.games) else 1
 
 
 def _verify(args: argparse.Namespace) -> int:

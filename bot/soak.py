@@ -7,8 +7,14 @@ Game ``i`` of a run is ``soak-{seed}-{i:06d}`` with engine seed ``seed * 1_000_0
 running again with the same arguments on the same database resumes: unfinished games go on from
 their last committed command and missing ones are started, until ``games`` are finished.
 
+With ``shards`` (``--shard-count N --shard-ids RANGE``) game ``i`` belongs to guild
+:func:`soak_guild_id` ``(i)``, on shard ``i % N``, and the soak plays only the games of its
+shards: N soaks with disjoint shard ids over one database play every game once, each holding its
+shards' leases, and a killed soak started again resumes its own.
+
 With ``ack_path`` every acknowledged command is appended there as ``game<TAB>seq<TAB>text`` right
-after its commit: the crash test compares that file with the database. The check of a database
+after its commit (with ``ack_latency`` a fourth column: its latency in ms): the crash test and
+the multi-process soak (benchmarks/multisoak.py) compare that file with the database. The check of a database
 afterwards is :func:`bot.service.soak.verify_db` (``rummy-bot verify-db``).
 """
 
@@ -28,6 +34,8 @@ from engine.rules import preset as get_preset
 from engine.variants import DEFAULT_VARIANT
 
 from .service import ServiceConfig
+from .settings import parse_shard_ids
+from .store import ShardPlan, shard_of
 from .wiring import open_service
 
 log = logging.getLogger(__name__)
@@ -41,6 +49,37 @@ def soak_game_id(seed: int, index: int) -> str:
 
 def soak_game_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
+
+
+def soak_guild_id(index: int) -> str:
+    """The guild of game ``index`` of a sharded soak: on shard ``index % count`` for every
+    shard count (Discord's ``(guild_id >> 22) % count``)."""
+    return str((index << 22) + 1)
+
+
+def soak_shards(count: int | None, ids: str | None) -> ShardPlan | None:
+    """The plan of ``--shard-count N --shard-ids RANGE`` (None without either); ValueError
+    with one line for a bad one."""
+    if count is None and not ids:
+        return None
+    if count is None:
+        raise ValueError("--shard-ids needs --shard-count (the total number of shards)")
+    try:
+        chosen = parse_shard_ids(ids or "")
+    except ValueError:
+        raise ValueError(f"--shard-ids must look like 0-3 or 0,2, not {ids!r}") from None
+    return ShardPlan.of(count, chosen)
+
+
+async def _shard_held(store: Any, shard: int) -> None:
+    """Wait until the service holds ``shard`` (a dead holder's lease is taken over by the
+    service's lease loop once it ends)."""
+    warned = False
+    while shard not in store.held_shards:
+        if not warned:
+            log.warning("shard %d is held by another process; waiting for its lease", shard)
+            warned = True
+        await asyncio.sleep(0.2)
 
 
 def peak_rss_mb() -> float:
@@ -72,6 +111,8 @@ async def run_soak(
     synchronous: str = "full",
     bot_pause: float = 0.0,
     think_in_worker: bool = True,
+    shards: ShardPlan | None = None,
+    ack_latency: bool = False,
 ) -> dict[str, Any]:
     """Play ``games`` computer-only games (resuming earlier runs); return the figures.
 
@@ -91,7 +132,8 @@ async def run_soak(
         latencies.append(seconds)
         if ack is not None:
             line = text.replace("\t", " ").replace("\n", "\\n")
-            ack.write(f"{game_id}\t{seq}\t{line}\n")
+            tail = f"\t{seconds * 1000:.3f}" if ack_latency else ""
+            ack.write(f"{game_id}\t{seq}\t{line}{tail}\n")
             ack.flush()
 
     config = ServiceConfig(
@@ -107,6 +149,7 @@ async def run_soak(
         on_commit=on_commit,
         pictures=pictures,
         store_options={"synchronous": synchronous},
+        shards=shards,
     )
     store, service = wired.store, wired.service
     started = time.perf_counter()
@@ -119,7 +162,10 @@ async def run_soak(
             game_id = soak_game_id(seed, index)
             if game_id in finished_before:
                 return
+            guild = soak_guild_id(index) if shards is not None else None
             async with gate:
+                if shards is not None:
+                    await _shard_held(store, shard_of(guild, shards.count))
                 status = service.status(game_id)
                 if status is None:
                     made, out = await service.create_game(
@@ -128,6 +174,7 @@ async def run_soak(
                         game_id=game_id,
                         seed=soak_game_seed(seed, index),
                         seat_host=False,
+                        guild_id=guild,
                     )
                     if made is None:
                         raise RuntimeError(f"cannot create {game_id}: {out}")
@@ -138,15 +185,18 @@ async def run_soak(
                     await service.start_game(game_id, SOAK_HOST)
                 await service.wait_finished(game_id)
 
-        await asyncio.gather(*(one(i) for i in range(games)))
+        mine = [i for i in range(games) if shards is None or shards.owns(soak_guild_id(i))]
+        await asyncio.gather(*(one(i) for i in mine))
         elapsed = time.perf_counter() - started
-        wanted = {soak_game_id(seed, i) for i in range(games)}
+        wanted = {soak_game_id(seed, i) for i in mine}
         finished = len(wanted & set(await store.game_ids("finished")))
     finally:
         await wired.close()
         if ack is not None:
             ack.close()
+    shard_figures = {} if shards is None else {"shards": shards.label(), "shard_games": len(mine)}
     return {
+        **shard_figures,
         "games_finished": finished,
         "commands": len(latencies),
         "commands_per_s": round(len(latencies) / elapsed, 1) if elapsed > 0 else 0.0,

@@ -26,7 +26,7 @@ from .service.pipeline import CommitHook, ResultHook
 from .service.players import computer_player
 from .service.ports import Clock, ComputerPlayers, LeaguePort, Metrics
 from .service.service import Sink
-from .store import SqliteStore, Store, StoreError, StoreLocked, open_store
+from .store import ShardPlan, SqliteStore, Store, StoreError, StoreLocked, open_store
 from .store.worker import live_threads
 
 __all__ = [
@@ -123,6 +123,7 @@ def build_service(
     on_commit: CommitHook | None = None,
     result_hooks: Sequence[ResultHook] = (),
     metrics: Metrics | None = None,
+    shards: ShardPlan | None = None,
 ) -> GameService:
     """The service over an (opened) store, with the real renderer (``pictures``: whether one
     is plugged in at all; ``config.pictures`` decides whether moves come with pictures), the
@@ -139,6 +140,7 @@ def build_service(
         on_commit=on_commit,
         result_hooks=result_hooks,
         metrics=metrics,
+        shards=shards,
     )
 
 
@@ -171,11 +173,17 @@ async def open_service(
     on_commit: CommitHook | None = None,
     store_options: Mapping[str, Any] | None = None,
     metrics: Metrics | None = None,
+    shards: ShardPlan | None = None,
 ) -> Wired:
     """Open the store at ``where`` (URL or path), the league when asked (before the service:
     its result hook needs its cache), and build the service. The caller starts it
-    (``await wired.service.start()``) and ends with ``await wired.close()``."""
-    store = store_at(where, **dict(store_options or {}))
+    (``await wired.service.start()``) and ends with ``await wired.close()``. With ``shards``
+    (SHARD_COUNT / SHARD_IDS) the store is opened sharded and the service runs only the games
+    of the plan's shards (bot/service/shards.py)."""
+    options = dict(store_options or {})
+    if shards is not None:
+        options["shard_count"] = shards.count
+    store = store_at(where, **options)
     await store.open()
     try:
         found = None
@@ -193,6 +201,7 @@ async def open_service(
             pictures=pictures,
             on_commit=on_commit,
             metrics=metrics,
+            shards=shards,
         )
     except BaseException:
         await store.close()

@@ -5,7 +5,9 @@ go on.
 state, the last committed JSON, timer bookkeeping and ONE asyncio lock per game), loads a
 stored game, reloads one whose copy may differ from the database, quarantines one that cannot
 be loaded or continued, and keeps the service's background tasks (their ends are logged).
-A lost database (another process holds it now) drops every game and stops the service.
+A lost database (another process holds it now) drops every game and stops the service; a lost
+shard (:class:`~bot.store.StoreFenced`: another process took its lease over) drops that shard's
+games only.
 """
 
 from __future__ import annotations
@@ -14,14 +16,14 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.game import load_game
 from engine.rules import RuleSet
 
-from ..store import GameRecord, Seat, StoreError, StoreOwnerLost
+from ..store import GameRecord, Seat, StoreError, StoreFenced, StoreOwnerLost, shard_of
 from .ports import Clock, GameStore
 from .replay import check_log, check_state, restore, rules_of
 
@@ -130,9 +132,11 @@ class GameRegistry:
 
     # ------------------------------------------------------------------ loading
 
-    async def resume(self) -> list[LiveGame]:
-        """Load every unfinished stored game into memory (the games set aside before stay
-        aside; one that cannot be read or continued is quarantined now); the games loaded."""
+    async def resume(self, only: Callable[[GameRecord], bool] | None = None) -> list[LiveGame]:
+        """Load every unfinished stored game into memory (with ``only``: those it accepts, e.g.
+        the games of this process's shards; a game already in memory stays as it is). The games
+        set aside before stay aside; one that cannot be read or continued is quarantined now.
+        Returns the games loaded."""
         with contextlib.suppress(StoreError):
             for game_id, reason, _at in await self.store.quarantined():
                 self.quarantined[game_id] = reason
@@ -146,6 +150,8 @@ class GameRegistry:
             await self.set_aside(game_id, f"its row cannot be read: {reason}")
         loaded: list[LiveGame] = []
         for record in records:
+            if (only is not None and not only(record)) or record.id in self.games:
+                continue
             try:
                 live = await self.load(record)
             except StoreError as exc:  # the store failed to read: try again at the next start
@@ -233,17 +239,24 @@ class GameRegistry:
 
     async def set_aside(self, game_id: str, reason: str) -> None:
         """Quarantine a stored game: a log line with the reason, the store's status."""
-        log.error("game %s quarantined: %s", game_id, reason)
-        self.quarantined[game_id] = reason
         try:
             await self.store.quarantine(game_id, reason, at=self.clock.now())
+        except StoreFenced as exc:  # a game of another process's shard: that one sets it aside
+            log.info("game %s cannot go on (%s); it is on another process's shard", game_id, reason)
+            self.store_failed(exc)
+            return
         except StoreError as exc:
+            log.error("game %s quarantined: %s", game_id, reason)
+            self.quarantined[game_id] = reason
             self.store_failed(exc)
             log.error(
                 "game %s: the quarantine is not stored (%s); it is set aside in memory",
                 game_id,
                 exc,
             )
+            return
+        log.error("game %s quarantined: %s", game_id, reason)
+        self.quarantined[game_id] = reason
 
     async def quarantine(self, live: LiveGame, reason: str) -> None:
         """Take a live game out of play (it cannot be loaded or continued)."""
@@ -253,9 +266,39 @@ class GameRegistry:
         live.finished.set()
         self.forget(live)
 
+    def drop_shards(self, shards: Iterable[int]) -> list[str]:
+        """Drop from memory every game of ``shards`` (another process runs them now): their
+        waiters are woken, their computer players stop. Returns the games dropped."""
+        count = getattr(self.store, "shard_count", None)
+        chosen = set(shards)
+        if count is None or not chosen:
+            return []
+        dropped: list[str] = []
+        current = asyncio.current_task()
+        for live in list(self.games.values()):
+            if shard_of(live.record.guild_id, count) not in chosen:
+                continue
+            dropped.append(live.id)
+            self.forget(live)
+            live.finished.set()
+            task = live.bot_task
+            if task is not None and task is not current and not task.done():
+                task.cancel()
+        if dropped:
+            log.error(
+                "shard(s) %s now run in another process: %d game(s) dropped here",
+                ",".join(map(str, sorted(chosen))),
+                len(dropped),
+            )
+        return dropped
+
     def store_failed(self, exc: BaseException) -> None:
         """React to a store error: a lost owner lease stops this service (another process
-        has the database now), everything else is only logged by the caller."""
+        has the database now), a lost shard lease drops that shard's games; everything else is
+        only logged by the caller."""
+        if isinstance(exc, StoreFenced):
+            self.drop_shards(exc.shards)
+            return
         if isinstance(exc, StoreOwnerLost) and not self.owner_lost:
             self.owner_lost = True
             log.error(

@@ -51,7 +51,7 @@ from typing import Any
 
 from engine.variants import DEFAULT_VARIANT
 
-from ..store import GameRecord, KvHook, KvRead, KvRow, PlayerRecord, Seat
+from ..store import GameRecord, KvHook, KvRead, KvRow, PlayerRecord, Seat, ShardPlan
 from .clock import SystemClock
 from .computer import ComputerTurns
 from .config import ServiceConfig
@@ -64,6 +64,7 @@ from .pipeline import CommandPipeline, CommitHook, ResultHook
 from .players import computer_player
 from .ports import Clock, ComputerPlayers, GameStore, LeaguePort, Metrics, Renderer
 from .registry import GameRegistry, LiveGame, turn_key
+from .shards import ShardKeeper
 from .timers import Timers
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,7 @@ class GameService:
         on_commit: CommitHook | None = None,
         result_hooks: Sequence[ResultHook] = (),
         metrics: Metrics | None = None,
+        shards: ShardPlan | None = None,
     ) -> None:
         self.store = store
         self.config = config or ServiceConfig()
@@ -124,6 +126,10 @@ class GameService:
         )
         self.lobby = Lobby(context, self.pipeline)
         self.timers = Timers(context, self.pipeline)
+        # several processes over one database: only the games of this one's shards (shards.py)
+        self.shards = ShardKeeper(context, shards) if shards is not None else None
+        if shards is not None:
+            self.timers.per_shards(shards)
         self._ticker: asyncio.Task[None] | None = None
         self._stopped = False  # stop() ran, and no start() since
 
@@ -153,14 +159,19 @@ class GameService:
         registry.owner_lost = False
         self._stopped = False
         now = self.clock.now()
+        keeper = self.shards
+        if keeper is not None:
+            await keeper.take()
         last_alive, downtime = await self.timers.note_downtime(now)
-        for live in await registry.resume():
+        for live in await registry.resume(only=keeper.owns if keeper is not None else None):
             if downtime > 0 and live.deadline is not None and live.deadline > last_alive:
                 await self.timers.move_deadline(live, live.deadline + downtime)
         for live in list(registry.games.values()):
             self.computer.schedule(live)
         if run_timers and self._ticker is None:
             self._ticker = registry.spawn(self.timers.tick_loop(), "service-timers")
+        if keeper is not None:
+            registry.spawn(keeper.loop(), "service-shards")
 
     async def stop(self) -> None:
         """Stop timers and computer players (committed moves stay committed). A second stop

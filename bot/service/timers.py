@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable
 from typing import Any
 
-from ..store import KvRow, StoreConflict, StoreError
+from ..store import KvRow, ShardPlan, StoreConflict, StoreError
 from .context import ServiceContext, ServicePart
 from .outgoing import Outgoing, PublicText
 from .pipeline import CommandPipeline
@@ -51,6 +51,15 @@ class Timers(ServicePart):
         self.pipeline = pipeline
         self._outages: list[tuple[float, float]] = []  # (down since, up again), wall time
         self._beat_at: float | None = None  # when the last heartbeat was written
+        self.alive_key: tuple[str, str] = ALIVE_KEY
+        self.outages_key: tuple[str, str] = OUTAGES_KEY
+
+    def per_shards(self, plan: ShardPlan) -> None:
+        """Keep the heartbeat and the outages of this process's shards (``service/alive/4/0-1``):
+        several processes over one database are up and down each on its own."""
+        suffix = f"/{plan.count}/{plan.label()}"
+        self.alive_key = (ALIVE_KEY[0], ALIVE_KEY[1] + suffix)
+        self.outages_key = (OUTAGES_KEY[0], OUTAGES_KEY[1] + suffix)
 
     # ------------------------------------------------------------------ downtime
 
@@ -58,8 +67,8 @@ class Timers(ServicePart):
         """Read the last heartbeat: (when the bot was last alive, how long it was down since);
         remember the outage for the abandonment clock and write a fresh heartbeat."""
         try:
-            alive = await self.store.kv_get(*ALIVE_KEY)
-            outages = await self.store.kv_get(*OUTAGES_KEY)
+            alive = await self.store.kv_get(*self.alive_key)
+            outages = await self.store.kv_get(*self.outages_key)
         except StoreError:
             log.exception("cannot read the last heartbeat; assuming no downtime")
             return now, 0.0
@@ -86,8 +95,8 @@ class Timers(ServicePart):
         try:
             await self.store.kv_put(
                 [
-                    KvRow(*ALIVE_KEY, {"at": now}),
-                    KvRow(*OUTAGES_KEY, [list(o) for o in self._outages]),
+                    KvRow(*self.alive_key, {"at": now}),
+                    KvRow(*self.outages_key, [list(o) for o in self._outages]),
                 ]
             )
         except StoreError as exc:

@@ -54,16 +54,28 @@ from typing import Any, TypeVar
 
 from engine.codec import canonical_json
 
-from .base import Store, StoreConflict, StoreError, StoreInvalid, StoreLocked, StoreOwnerLost
+from .base import (
+    Store,
+    StoreConflict,
+    StoreError,
+    StoreFenced,
+    StoreInvalid,
+    StoreLocked,
+    StoreOwnerLost,
+)
 from .files import DatabaseFile
 from .lease import (
     BOOT_ID,
     HOST,
     OWNER_COLUMNS,
+    SHARD_COLUMNS,
+    ShardLease,
     holder_alive,
     holder_text,
     owner_from_row,
     process_facts,
+    shard_lease_from_row,
+    shard_of,
 )
 from .reads import (
     GAME_COLUMNS,
@@ -171,8 +183,20 @@ class SqliteStore(DatabaseFile, Store):
         lease_seconds: float = LEASE_SECONDS,
         busy_timeout: float = BUSY_TIMEOUT_MS / 1000,
         lease_wait: float = 0.0,
+        shard_count: int | None = None,
     ) -> None:
         self.path = str(path)
+        if shard_count is not None and (
+            not isinstance(shard_count, int) or isinstance(shard_count, bool) or shard_count < 1
+        ):
+            raise StoreError(
+                f"shard_count must be a whole number >= 1, not {shard_count!r}", code="invalid"
+            )
+        #: sharded (several processes, one lease per shard) or None (one owner, the owner lease)
+        self.shard_count = shard_count
+        self._holder: str | None = None  # this store's id in shard_leases (sharded, open)
+        self._held: dict[int, int] = {}  # shard -> fencing token (changed on the thread only)
+        self._game_shards: dict[str, int] = {}  # game id -> shard (a game's guild never changes)
         self.busy_timeout_ms = max(0, round(busy_timeout * 1000))
         self.synchronous = synchronous.upper()
         if self.synchronous not in ("FULL", "NORMAL", "EXTRA", "OFF"):
@@ -210,6 +234,10 @@ class SqliteStore(DatabaseFile, Store):
     @property
     def owner_token(self) -> str | None:
         return self._token
+
+    @property
+    def held_shards(self) -> dict[int, int]:
+        return dict(self._held)
 
     # ------------------------------------------------------------------ lifecycle
     async def open(self) -> None:
@@ -325,7 +353,13 @@ class SqliteStore(DatabaseFile, Store):
                     )
                 if app != APPLICATION_ID:
                     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                self._token = None if self.memory else self._take_lease(conn)
+                if self.shard_count is not None:
+                    self._refuse_live_owner(conn)
+                    self._token = None
+                    self._holder = uuid.uuid4().hex
+                    self._held = {}
+                else:
+                    self._token = None if self.memory else self._take_lease(conn)
                 conn.execute("COMMIT")
             except BaseException:
                 self._token = None
@@ -349,6 +383,12 @@ class SqliteStore(DatabaseFile, Store):
                 "heartbeat)",
                 holder=holder,
             )
+        for lease in read_shard_leases(conn):
+            if not lease.free(now):
+                raise StoreLocked(
+                    f"{self.path} is in use by sharded processes, e.g. {lease.text(now)}: stop "
+                    "them first, or run this one with their SHARD_COUNT and its own SHARD_IDS"
+                )
         if holder is not None and holder.released is None:
             log.warning(
                 "%s: taking the owner lease over from %s, which is gone",
@@ -411,6 +451,11 @@ class SqliteStore(DatabaseFile, Store):
         if self._writer is not None:
             with contextlib.suppress(Exception):  # its writers got the error already
                 await asyncio.shield(self._writer)
+        if self._db is not None and self._held:
+            try:
+                await self.release_shards(now=time.time())
+            except StoreError as exc:
+                log.warning("%s", exc)
         if self._db is not None:
             if self._token is not None and not self._lost:
                 now, token = time.time(), self._token
@@ -428,6 +473,8 @@ class SqliteStore(DatabaseFile, Store):
             db, self._db = self._db, None
             await _shut(db)
         self._token = None
+        self._holder = None
+        self._held = {}
 
     @property
     def _conn(self) -> Connection:
@@ -454,11 +501,199 @@ class SqliteStore(DatabaseFile, Store):
     async def _read(self, fn: Callable[[sqlite3.Connection], _T], doing: str = "reading") -> _T:
         return await self._call(fn, doing)
 
-    async def _transaction(self, work: Callable[[sqlite3.Connection], _T], doing: str) -> _T:
+    async def _transaction(
+        self,
+        work: Callable[[sqlite3.Connection], _T],
+        doing: str,
+        *,
+        games: Sequence[str] = (),
+        guilds: Sequence[str | None] = (),
+    ) -> _T:
         """Run ``work(connection)`` inside BEGIN IMMEDIATE ... COMMIT, after checking the owner
-        lease, as ONE job on the connection's thread (rolled back if it raises)."""
+        lease (sharded: the leases of the shards of ``games`` and ``guilds``), as ONE job on
+        the connection's thread (rolled back if it raises)."""
         self._writable(doing)
-        return await self._call(lambda conn: run_transaction(conn, work, self._check_owner), doing)
+        check = self._fence(games, guilds)
+        return await self._call(lambda conn: run_transaction(conn, work, check), doing)
+
+    # ------------------------------------------------------------------ shard leases
+    def _fence(
+        self, games: Sequence[str], guilds: Sequence[str | None]
+    ) -> Callable[[sqlite3.Connection], None] | None:
+        """The check a write transaction runs first: the owner lease, or (sharded) the leases of
+        the written games' shards (none for a write of no game: players, key/value rows)."""
+        if self.shard_count is None:
+            return self._check_owner
+        if not games and not guilds:
+            return None
+        return lambda conn: self._check_shards(conn, games, guilds)
+
+    def _check_shards(
+        self, conn: sqlite3.Connection, games: Sequence[str], guilds: Sequence[str | None]
+    ) -> None:
+        """Inside a write transaction (under SQLite's write lock, so no takeover can come
+        between this and COMMIT): this store still holds, with its token, the lease of the
+        shard of every game written (a game not stored yet: of its guild). Else StoreFenced."""
+        count = self.shard_count or 1
+        needed = {shard_of(guild, count) for guild in guilds}
+        unknown = sorted({g for g in games if g not in self._game_shards})
+        if unknown:
+            marks = ", ".join("?" * len(unknown))
+            for game_id, guild in conn.execute(
+                f"SELECT id, guild_id FROM games WHERE id IN ({marks})", unknown
+            ):
+                self._game_shards[game_id] = shard_of(guild, count)
+        needed.update(self._game_shards[g] for g in games if g in self._game_shards)
+        if not needed:
+            return  # no such game: the write itself says so
+        rows = conn.execute(
+            "SELECT shard, token FROM shard_leases WHERE holder = ? AND released IS NULL",
+            (self._holder,),
+        ).fetchall()
+        stored = {int(shard): int(token) for shard, token in rows}
+        fenced = {s for s in needed if s not in self._held or stored.get(s) != self._held[s]}
+        if not fenced:
+            return
+        lost = sorted(s for s in fenced if s in self._held)
+        for shard in lost:
+            self._held.pop(shard, None)
+        names = ", ".join(map(str, sorted(fenced)))
+        why = (
+            "another process took its lease over"
+            if lost
+            else "this process does not hold its lease"
+        )
+        raise StoreFenced(
+            f"shard {names} of {self.path}: {why}; nothing was saved (that shard's games run "
+            "in another process now)",
+            shards=frozenset(fenced),
+        )
+
+    def _refuse_live_owner(self, conn: sqlite3.Connection) -> None:
+        """A sharded store never writes beside a live whole-database owner."""
+        now = time.time()
+        holder = read_owner(conn)
+        if holder is not None and holder_alive(holder, now=now, lease_seconds=self.lease_seconds):
+            raise StoreLocked(
+                f"{self.path} is in use by {holder_text(holder, now)}, which runs every game "
+                "(no SHARD_COUNT): stop it first",
+                holder=holder,
+            )
+
+    def _sharded(self, doing: str) -> None:
+        self._writable(doing)
+        if self.shard_count is None:
+            raise StoreError(
+                f"{self.path} was opened without shard_count: {doing} refused", code="unsupported"
+            )
+        self._conn  # noqa: B018 - the store must be open
+
+    async def acquire_shards(
+        self, shards: Sequence[int], *, now: float, lease_seconds: float
+    ) -> dict[int, int]:
+        self._sharded("taking shard leases")
+        count = self.shard_count or 1
+        wanted = sorted(set(shards))
+        bad = [s for s in wanted if not isinstance(s, int) or not 0 <= s < count]
+        if bad:
+            raise StoreInvalid(f"shard(s) {bad} outside 0-{count - 1} (shard_count {count})")
+        holder = self._holder
+        started, _ = process_facts(os.getpid())
+
+        def work(conn: sqlite3.Connection) -> dict[int, int]:
+            self._refuse_live_owner(conn)
+            rows = {lease.shard: lease for lease in read_shard_leases(conn)}
+            for lease in rows.values():
+                if lease.shard_count != count and not lease.free(now):
+                    raise StoreLocked(
+                        f"{self.path} is run with SHARD_COUNT={lease.shard_count} by "
+                        f"{lease.text(now)}, not {count}: use one SHARD_COUNT for every process"
+                    )
+            expires = now + lease_seconds
+            for shard in wanted:
+                row = rows.get(shard)
+                if (
+                    row is not None
+                    and row.holder == holder
+                    and row.released is None
+                    and self._held.get(shard) == row.token
+                ):
+                    conn.execute(
+                        "UPDATE shard_leases SET heartbeat = ?, expires = ? WHERE shard = ? "
+                        "AND holder = ? AND token = ?",
+                        (now, expires, shard, holder, row.token),
+                    )
+                    continue
+                if row is not None and not row.free(now):
+                    continue  # a live holder elsewhere
+                token = 1 if row is None else row.token + 1
+                if row is not None and row.released is None:
+                    log.warning(
+                        "%s: taking shard %d over from %s (fencing token %d)",
+                        self.path,
+                        shard,
+                        row.text(now),
+                        token,
+                    )
+                conn.execute(
+                    f"INSERT OR REPLACE INTO shard_leases ({SHARD_COLUMNS}) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+                    (
+                        *(shard, count, holder, token, os.getpid(), HOST),
+                        *(now, now, expires, BOOT_ID, started),
+                    ),
+                )
+                self._held[shard] = token
+            return self._still_held(conn)
+
+        return await self._call(lambda conn: run_transaction(conn, work), "taking shard leases")
+
+    def _still_held(self, conn: sqlite3.Connection) -> dict[int, int]:
+        """Drop from ``_held`` every shard whose row carries another holder or token now."""
+        rows = conn.execute(
+            "SELECT shard, token FROM shard_leases WHERE holder = ? AND released IS NULL",
+            (self._holder,),
+        ).fetchall()
+        stored = {int(shard): int(token) for shard, token in rows}
+        for shard, token in list(self._held.items()):
+            if stored.get(shard) != token:
+                log.error("%s: the lease of shard %d was taken over", self.path, shard)
+                self._held.pop(shard, None)
+        return dict(self._held)
+
+    async def renew_shards(self, *, now: float, lease_seconds: float) -> dict[int, int]:
+        self._sharded("renewing shard leases")
+        holder = self._holder
+
+        def work(conn: sqlite3.Connection) -> dict[int, int]:
+            for shard, token in list(self._held.items()):
+                conn.execute(
+                    "UPDATE shard_leases SET heartbeat = ?, expires = ? WHERE shard = ? AND "
+                    "holder = ? AND token = ? AND released IS NULL",
+                    (now, now + lease_seconds, shard, holder, token),
+                )
+            return self._still_held(conn)
+
+        return await self._call(lambda conn: run_transaction(conn, work), "renewing shard leases")
+
+    async def release_shards(self, shards: Sequence[int] | None = None, *, now: float) -> None:
+        self._sharded("giving shard leases back")
+        holder = self._holder
+
+        def work(conn: sqlite3.Connection) -> None:
+            chosen = list(self._held) if shards is None else [s for s in shards if s in self._held]
+            for shard in chosen:
+                conn.execute(
+                    "UPDATE shard_leases SET released = ?, heartbeat = ? WHERE shard = ? AND "
+                    "holder = ? AND token = ?",
+                    (now, now, shard, holder, self._held[shard]),
+                )
+                self._held.pop(shard, None)
+
+        await self._call(lambda conn: run_transaction(conn, work), "giving shard leases back")
+
+    async def shard_leases(self) -> list[ShardLease]:
+        return await self._read(read_shard_leases, "reading the shard leases")
 
     def _writable(self, doing: str) -> None:
         if self.readonly:
@@ -470,9 +705,15 @@ class SqliteStore(DatabaseFile, Store):
             )
 
     async def _write(
-        self, statements: Sequence[tuple[str, Sequence[Any]]], doing: str = "saving"
+        self,
+        statements: Sequence[tuple[str, Sequence[Any]]],
+        doing: str = "saving",
+        *,
+        games: Sequence[str] = (),
+        guilds: Sequence[str | None] = (),
     ) -> int:
-        """Run statements in one transaction; returns the last statement's rowcount."""
+        """Run statements in one transaction (fenced by ``games``/``guilds`` as
+        :meth:`_transaction`); returns the last statement's rowcount."""
 
         def work(conn: sqlite3.Connection) -> int:
             count = 0
@@ -480,7 +721,7 @@ class SqliteStore(DatabaseFile, Store):
                 count = conn.execute(sql, params).rowcount
             return count
 
-        return await self._transaction(work, doing)
+        return await self._transaction(work, doing, games=games, guilds=guilds)
 
     # ------------------------------------------------------------------ players
     async def upsert_player(self, player: PlayerRecord) -> None:
@@ -543,6 +784,7 @@ class SqliteStore(DatabaseFile, Store):
                     )
                 ],
                 f"creating game {game.id}",
+                guilds=(game.guild_id,),
             )
         except StoreConflict as exc:
             raise StoreConflict(f"game {game.id} already exists") from exc
@@ -561,6 +803,7 @@ class SqliteStore(DatabaseFile, Store):
                 )
             ],
             f"saving the lobby of game {game_id}",
+            games=(game_id,),
         )
         if changed != 1:
             raise StoreConflict(f"game {game_id} is not in the lobby")
@@ -587,6 +830,7 @@ class SqliteStore(DatabaseFile, Store):
                 )
             ],
             f"starting game {game_id}",
+            games=(game_id,),
         )
         if changed != 1:
             raise StoreConflict(f"game {game_id} is not in the lobby")
@@ -653,17 +897,22 @@ class SqliteStore(DatabaseFile, Store):
         def doing(write: CommandWrite) -> str:
             return f"saving command {write.seq} of game {write.game_id}"
 
+        # a sharded store checks the shard leases inside the transaction (the fence)
+        check = self._fence([w.game_id for w in writes], ()) if self.shard_count else None
         try:
             run_transaction(
-                conn, lambda c: write_commands(c, writes, self._token, self._check_owner)
+                conn, lambda c: write_commands(c, writes, self._token, self._check_owner), check
             )
         except Exception as exc:
             if len(writes) == 1:
                 return [self._error(exc, doing(writes[0]))]
             if isinstance(exc, StoreOwnerLost):  # no write of this batch can succeed
                 return [exc] * len(writes)
-            log.warning(
-                "group commit of %d writes failed (%s); retrying one by one", len(writes), exc
+            log.log(
+                logging.INFO if isinstance(exc, StoreFenced) else logging.WARNING,
+                "group commit of %d writes failed (%s); retrying one by one",
+                len(writes),
+                exc,
             )
             outcomes: list[BaseException | None] = []
             for write in writes:
@@ -671,6 +920,7 @@ class SqliteStore(DatabaseFile, Store):
                     run_transaction(
                         conn,
                         lambda c, w=write: write_commands(c, [w], self._token, self._check_owner),
+                        self._fence([write.game_id], ()) if self.shard_count else None,
                     )
                 except Exception as single:
                     outcomes.append(self._error(single, doing(write)))
@@ -763,7 +1013,7 @@ class SqliteStore(DatabaseFile, Store):
                 "changed (reload the game)"
             )
 
-        await self._transaction(work, doing)
+        await self._transaction(work, doing, games=(game_id,))
 
     async def load_game(self, game_id: str) -> GameRecord | None:
         _text("game id", game_id)
@@ -828,7 +1078,7 @@ class SqliteStore(DatabaseFile, Store):
                 (at, game_id),
             )
 
-        await self._transaction(work, f"quarantining game {game_id}")
+        await self._transaction(work, f"quarantining game {game_id}", games=(game_id,))
 
     async def quarantined(self, guild_id: str | None = None) -> list[tuple[str, str, float]]:
         _text("guild id", guild_id, optional=True)
@@ -850,7 +1100,7 @@ class SqliteStore(DatabaseFile, Store):
             )
             conn.execute("DELETE FROM quarantine WHERE game_id = ?", (game_id,))
 
-        await self._transaction(work, f"releasing game {game_id}")
+        await self._transaction(work, f"releasing game {game_id}", games=(game_id,))
 
     async def owner(self) -> OwnerRecord | None:
         """The owner lease row as stored now (None: nobody ever took it)."""
@@ -1010,3 +1260,14 @@ async def _shut(db: Connection) -> None:
         await db.close()
     except Exception as exc:  # the thread has ended all the same
         log.warning("closing the database failed: %s", exc)
+
+
+def read_shard_leases(conn: sqlite3.Connection) -> list[ShardLease]:
+    """Every shard lease row, by shard (none in a database of schema 2 opened read-only)."""
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shard_leases'"
+    ).fetchone()
+    if found is None:
+        return []
+    rows = conn.execute(f"SELECT {SHARD_COLUMNS} FROM shard_leases ORDER BY shard").fetchall()
+    return [shard_lease_from_row(row) for row in rows]

@@ -436,7 +436,7 @@ async def test_a_version_1_database_is_migrated_with_its_data(tmp_path: Path):
         db.commit()
     store = SqliteStore(path)
     await store.open()
-    assert await store.schema_version() == SCHEMA_VERSION == 2
+    assert await store.schema_version() == SCHEMA_VERSION == 3
     old = await store.load_game("old")
     assert (old.status, old.seq, old.seed) == ("finished", 1, 3)
     assert [c.text for c in await store.commands("old")] == ["done"]
@@ -492,7 +492,11 @@ async def test_every_start_ends_at_the_same_schema(tmp_path: Path):
 def test_the_migrations_are_numbered_files():
     from bot.store.schema import MIGRATION_FILES, statements
 
-    assert MIGRATION_FILES == ("0001_initial.sql", "0002_owner_quarantine.sql")
+    assert MIGRATION_FILES == (
+        "0001_initial.sql",
+        "0002_owner_quarantine.sql",
+        "0003_shard_leases.sql",
+    )
     assert len(MIGRATIONS) == SCHEMA_VERSION
     for script in MIGRATIONS:
         assert list(statements(script))  # every file holds statements, none left incomplete

@@ -1,0 +1,123 @@
+"""Shard ownership: several processes over one database, each running the games of its shards.
+
+With a :class:`~bot.store.ShardPlan` (``SHARD_COUNT`` / ``SHARD_IDS``) the service runs only the
+games whose guild is on a shard it holds the lease of (Discord's formula,
+:func:`~bot.store.shard_of`). :class:`ShardKeeper` takes the plan's leases at start, then every
+``lease_seconds / 3`` renews them and tries to take the plan's shards it does not hold (a dead
+holder's lease is free once it expires, at once when its process on this machine is gone). A
+shard taken over has its games resumed here; a shard lost (another process took it over while
+this one was paused or cut off) has its games dropped from memory. The store's fencing token
+makes the rest safe: every write of a game checks its shard's lease inside its transaction, so
+a process that lost a shard never writes one of its moves, timers or computer turns
+(:class:`~bot.store.StoreFenced`), and each timer and computer turn runs exactly once: in the
+holder.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..store import GameRecord, ShardPlan, StoreError, StoreLocked, shard_of
+from .context import ServiceContext, ServicePart
+
+log = logging.getLogger(__name__)
+
+
+class ShardKeeper(ServicePart):
+    """The leases of one process's shards (see the module docstring)."""
+
+    def __init__(self, context: ServiceContext, plan: ShardPlan) -> None:
+        super().__init__(context)
+        if self.store.shard_count != plan.count:
+            raise StoreError(
+                f"the store was opened with shard_count={self.store.shard_count}, the plan has "
+                f"{plan.count} shards",
+                code="invalid",
+            )
+        self.plan = plan
+        self._waiting: set[int] = set()  # wanted shards held elsewhere (logged once)
+
+    @property
+    def held(self) -> set[int]:
+        return set(self.store.held_shards)
+
+    def owns(self, record: GameRecord) -> bool:
+        """Whether the game's guild is on a shard this process holds."""
+        return shard_of(record.guild_id, self.plan.count) in self.store.held_shards
+
+    async def take(self) -> set[int]:
+        """Take the plan's free shards (at start); the shards held afterwards. A live lease
+        of another shard count, or a live owner of the whole database, is StoreLocked."""
+        held = await self.store.acquire_shards(
+            self.plan.ids, now=self.clock.now(), lease_seconds=self.plan.lease_seconds
+        )
+        self._note_waiting(set(held))
+        log.info(
+            "shards %s of %d: holding %s",
+            self.plan.label(),
+            self.plan.count,
+            ",".join(map(str, sorted(held))) or "none yet",
+        )
+        return set(held)
+
+    def _note_waiting(self, held: set[int]) -> None:
+        waiting = set(self.plan.ids) - held
+        new = waiting - self._waiting
+        if new:
+            log.warning(
+                "shard(s) %s are held by another live process; taken over when its lease ends",
+                ",".join(map(str, sorted(new))),
+            )
+        self._waiting = waiting
+
+    async def loop(self) -> None:
+        """Renew and take over every ``lease_seconds / 3`` until the service stops."""
+        while not self.registry.stopping:
+            await self.clock.sleep(self.plan.lease_seconds / 3)
+            try:
+                await self.tick()
+            except StoreLocked as exc:
+                log.error("shard leases: %s", exc)
+            except StoreError as exc:
+                log.warning("shard leases not renewed now (will try again): %s", exc)
+
+    async def tick(self) -> tuple[set[int], set[int]]:
+        """One renewal round: (shards lost, shards taken over). Lost shards' games are dropped;
+        taken-over shards' games are resumed here."""
+        before = self.held
+        now = self.clock.now()
+        held = set(await self.store.renew_shards(now=now, lease_seconds=self.plan.lease_seconds))
+        lost = before - held
+        if lost:
+            self.registry.drop_shards(lost)
+        missing = set(self.plan.ids) - held
+        gained: set[int] = set()
+        if missing:
+            after = await self.store.acquire_shards(
+                sorted(missing), now=now, lease_seconds=self.plan.lease_seconds
+            )
+            gained = set(after) - held
+            lost_now = held - set(after)
+            if lost_now:
+                self.registry.drop_shards(lost_now)
+                lost |= lost_now
+            self._note_waiting(set(after))
+        if gained:
+            await self.resume(gained)
+        return lost, gained
+
+    async def resume(self, shards: set[int]) -> None:
+        """Load the unfinished games of ``shards`` (just taken over) and let them go on."""
+        count = self.plan.count
+
+        def taken(record: GameRecord) -> bool:
+            return shard_of(record.guild_id, count) in shards
+
+        loaded = await self.registry.resume(only=taken)
+        log.info(
+            "took over shard(s) %s: %d game(s) resumed",
+            ",".join(map(str, sorted(shards))),
+            len(loaded),
+        )
+        for live in loaded:
+            self.after_move(live)
