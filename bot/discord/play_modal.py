@@ -107,6 +107,15 @@ async def open_form(interaction: discord.Interaction, game_id: str) -> None:
     if stamp is None:
         await _refuse(interaction, "discord.lobby.not_running")
         return
+    turn = await bot.delivery.turn_message(game_id)
+    message = interaction.message
+    if turn is not None and turn.live and message is not None and message.id != turn.message_id:
+        # an older game message: point to the live one (as its other buttons do)
+        where = interaction.guild_id or "@me"
+        link = f"https://discord.com/channels/{where}/{turn.channel_id}/{turn.message_id}"
+        text = t("discord.stale_message", lang, link=link)
+        await interaction.response.send_message(text, ephemeral=True)
+        return
     seats = service.seats(game_id)
     if all(s.player_id != pid for s in seats):
         await _refuse(interaction, "discord.not_your_game")

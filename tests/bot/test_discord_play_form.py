@@ -100,9 +100,25 @@ async def test_play_form(fake_discord: FakeDiscord, tmp_path: Path) -> None:
         assert answer is not None and answer.flags & EPHEMERAL
         assert (await bot.store.load_game(game_id)).seq == before
 
-        # a form opened now ...
+        # the Play button of an older game message (an old client still shows it) points to
+        # the live message and opens nothing
         mover = int(bot.service.seats(game_id)[bot.service.view(game_id).current].player_id)
-        message = play_message(fake, thread, game_id)
+        live = play_message(fake, thread, game_id)
+        assert message.id != live.id
+        fake.messages[message.id].data["components"] = [
+            {
+                "type": 1,
+                "components": [
+                    {"type": 2, "style": 1, "label": "x", "custom_id": f"rummy:play:{game_id}"}
+                ],
+            }
+        ]
+        sent = await fake.click(mover, thread, message.id, f"rummy:play:{game_id}")
+        said = await answer_of(fake, sent)
+        assert said.startswith("That message is from an earlier turn") and str(live.id) in said
+        assert opened_form(fake, sent) is None
+        # a form opened now ...
+        message = live
         sent = await fake.click(mover, thread, message.id, f"rummy:play:{game_id}")
         form = await fake.wait_until(lambda: opened_form(fake, sent), 5.0, "the form")
 

@@ -192,3 +192,19 @@ async def test_game_end_closes_the_thread_and_rematch_keeps_the_match(
         assert len(match.match.hands) == 2
         assert fake.channels[new_thread.id].archived
     assert fake.unknown_routes == []
+
+
+def test_thread_title_fits_discord() -> None:
+    from bot.discord.tables import thread_title
+    from bot.service.outgoing import GameOver
+
+    won = GameOver("g", "out", {"ranks": [2, 1], "points": [-5, 5]}, ("Ben", "Anna"))
+    assert thread_title("rummikub", won, "en") == "✓ Rummikub (30 points) · Anna won"
+    assert thread_title("rummikub", won, "de").endswith("· Anna hat gewonnen")
+    tie = GameOver("g", "out", {"ranks": [1, 1], "points": [0, 0]}, ("Ben", "Anna"))
+    assert thread_title("stein", tie, "en").endswith("· Ben, Anna tied")
+    gone = GameOver("g", "abandoned", {"ranks": [1, 2], "points": [0, 0]}, ("Ben", "Anna"))
+    assert thread_title("stein", gone, "en").endswith("· game over")
+    long = GameOver("g", "out", {"ranks": [1, 2], "points": [0, 0]}, ("N" * 150, "Anna"))
+    title = thread_title("rummikub", long, "de")
+    assert len(title) == 100 and title.endswith("…")
