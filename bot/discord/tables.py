@@ -284,6 +284,8 @@ class Tables:
         by a timer (never started) or by its last person leaving is re-drawn here."""
         if info is not None and item.key in CLOSING_KEYS:
             await self.refresh_lobby(info.game_id)
+            title = t("discord.lobby.thread_closed", lang, preset=preset_name(info.preset, lang))
+            await self._close_thread(info, title[:THREAD_NAME_LIMIT])
 
     async def refresh_lobby(self, game_id: str) -> None:
         """Show the table as it is now: open (seats, buttons), running (link) or closed."""

@@ -110,6 +110,16 @@ async def test_lobby_buttons_and_refusals(fake_discord: FakeDiscord, tmp_path: P
         said = await click(fake, PLAYER_ID, other.id, f"rummy:lobby:leave:{game_id}")
         assert said.startswith("This button belongs to a table that is no longer open")
         assert len(bot.service.seats(game_id)) == 4
+        # the last person leaving closes that other table: its lobby message and thread say so
+        other_thread = fake.threads_in(CHANNEL_ID)[-1]
+        other.data["components"] = button_row(f"rummy:lobby:leave:{other_id}")
+        said = await click(fake, CLOSED_DM_ID, other.id, f"rummy:lobby:leave:{other_id}")
+        assert said == f"You left table {other_id}."
+        assert fake.messages[other.id].content == f"Tisch {other_id} ist geschlossen."
+        assert fake.messages[other.id].custom_ids() == []
+        closed = fake.channels[other_thread.id]
+        assert closed.archived and closed.locked
+        assert closed.name == "✗ Stein-Rummy · Tisch geschlossen"
         # the host starts: the lobby message links the thread and loses its buttons
         said = await click(fake, OWNER_ID, lobby.id, f"rummy:lobby:start:{game_id}")
         assert said.startswith("The game has started")

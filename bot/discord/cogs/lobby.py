@@ -10,6 +10,8 @@ is guild-only. The lobby's buttons (:mod:`bot.discord.tables`) are registered he
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,7 +38,10 @@ LEVELS = [
 ]
 
 
+log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
+#: How long a shutdown waits for the threads of just-finished games to be closed (seconds).
+CLOSE_WAIT = 10.0
 
 
 def config_options(func: F) -> F:
@@ -96,6 +101,13 @@ class LobbyCog(commands.Cog):
         self.bot.add_dynamic_items(LobbyButton, RematchButton)
         # lobby texts are shown by the lobby message (bot.discord.tables), not in the thread
         self.bot.delivery.lobby_hook = tables_of(self.bot).on_lobby_text
+
+    async def cog_unload(self) -> None:
+        # threads of games that just ended are closed before the bot disconnects
+        try:
+            await asyncio.wait_for(tables_of(self.bot).wait_closed(), CLOSE_WAIT)
+        except TimeoutError:
+            log.warning("some finished games' threads were not closed before the shutdown")
 
     @rummy.command(name=_("new"), description=_("Open a new table (a thread) for a game"))
     @app_commands.rename(
