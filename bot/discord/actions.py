@@ -10,24 +10,23 @@ Every entry point here follows the same three steps and holds no game logic:
 
 Game resolution: a command in a game's thread means that game; in the lobby channel it means the
 channel's open lobby (``/rummy join``, ``/rummy start``) or the running game the person sits in.
+The lobby verbs themselves (new table, join, leave, start) are in :mod:`bot.discord.tables`.
 """
 
 from __future__ import annotations
 
 import io
 import logging
-import secrets
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 
 from i18n import lang_of, t
 
 from ..service.games import DEFAULT_VARIANT, variant
-from ..service.outgoing import ErrorReply, Outgoing
+from ..service.outgoing import Outgoing
 from .delivery import Report
-from .games import GameInfo
 from .views import COMMAND_OF
 
 if TYPE_CHECKING:
@@ -226,121 +225,7 @@ class Actions:
             choices.append(discord.app_commands.Choice(name=value, value=value))
         return choices
 
-    # ------------------------------------------------------------------ lobby
-
-    async def new_game(
-        self,
-        interaction: discord.Interaction,
-        preset: str,
-        *,
-        players: int | None,
-        bots: int,
-        level: str,
-        turn_time: int | None,
-        help_allowed: bool | None,
-        seed: int | None = None,
-    ) -> None:
-        """``/rummy new``: a lobby in this channel, with its thread under the lobby message."""
-        await self.defer(interaction)
-        lang = self.lang(interaction)
-        channel = interaction.channel
-        if interaction.guild is None or not isinstance(channel, discord.TextChannel):
-            await self.answer(interaction, t("discord.guild_only", lang))
-            return
-        pid = await self.register(interaction)
-        if players is not None and bots + 1 > players:
-            await self.answer(
-                interaction, t("discord.too_many_players", lang, players=players, bots=bots)
-            )
-            return
-        config = await self.bot.league.guild_config(interaction.guild.id)
-        options: dict[str, Any] = {}
-        seconds = turn_time if turn_time is not None else config.get("turn_time")
-        if seconds is not None:
-            options["turn_seconds"] = int(seconds) or None
-        help_on = help_allowed if help_allowed is not None else config.get("help")
-        if help_on is not None:
-            options["help_allowed"] = bool(help_on)
-        overrides = self.bot.game_overrides
-        options.update(overrides.get("options", {}))
-        game_id, out = await self.service.create_game(
-            pid,
-            preset,
-            options or None,
-            guild_id=str(interaction.guild.id),
-            channel_id=str(channel.id),
-            game_id=secrets.token_hex(4),
-            seed=overrides.get("seed", seed),
-        )
-        if game_id is None:
-            await self.finish(interaction, _errors(out))
-            return
-        for _ in range(bots):
-            out += await self.service.add_bot(game_id, pid, level)
-        name = interaction.user.display_name
-        key = "discord.lobby_post_seats" if players else "discord.lobby_post"
-        glang = lang_of(interaction.guild_locale or interaction.guild.preferred_locale)
-        lobby_text = t(key, glang, preset=preset, game=game_id, host=name, players=players)
-        try:
-            message = await channel.send(lobby_text)
-            thread = await message.create_thread(
-                name=t("discord.thread_name", glang, game=game_id, preset=preset)[:100]
-            )
-        except discord.HTTPException as exc:
-            log.warning("cannot open the thread of game %s: %s", game_id, exc)
-            await self.service.leave(game_id, pid)
-            await self.answer(interaction, t("discord.thread_failed", lang))
-            return
-        extra = {"thread_id": thread.id, "lobby_message_id": message.id}
-        if players:
-            extra["players"] = players
-        info = GameInfo(game_id, preset, interaction.guild.id, channel.id, thread.id, extra)
-        await self.bot.games.remember(self.service, info)
-        report = await self.deliver(game_id, out, pid)
-        started = await self._start_if_full(game_id)
-        text = t("discord.started" if started else "discord.created", lang, thread=thread.mention)
-        await self.finish(interaction, report, default=text)
-
-    async def _start_if_full(self, game_id: str) -> bool:
-        """Start a ``players:N`` lobby once N seats are taken (on behalf of its host)."""
-        info = self.bot.games.get(game_id)
-        target = info.target_players if info else None
-        seats = self.service.seats(game_id)
-        if not target or len(seats) < target or self.service.status(game_id) != "lobby":
-            return False
-        record = await self.service.game_record(game_id)
-        if record is None:
-            return False
-        out = await self.service.start_game(game_id, record.host_id)
-        report = await self.deliver(game_id, out, record.host_id)
-        return report.started
-
-    async def lobby_op(self, interaction: discord.Interaction, op: str) -> None:
-        """``/rummy join``, ``/rummy leave``, ``/rummy start`` in the thread or lobby channel."""
-        await self.defer(interaction)
-        pid = await self.register(interaction)
-        lang = self.lang(interaction)
-        game_id = self.resolve(interaction, pid, "lobby" if op != "leave" else "any")
-        if game_id is None:
-            await self.answer(interaction, t("discord.no_lobby_here", lang))
-            return
-        call = {"join": self.service.join, "leave": self.service.leave}.get(
-            op, self.service.start_game
-        )
-        out = await call(game_id, pid)
-        report = await self.deliver(game_id, out, pid)
-        info = self.bot.games.get(game_id)
-        thread = f"<#{info.thread_id}>" if info and info.thread_id else ""
-        if report.errors:
-            await self.finish(interaction, report)
-            return
-        started = report.started
-        if op == "join":
-            started = await self._start_if_full(game_id)
-        key = "started" if started else {"join": "joined", "leave": "left"}.get(op, "started")
-        await self.finish(
-            interaction, report, default=t(f"discord.{key}", lang, game=game_id, thread=thread)
-        )
+    # ------------------------------------------------------------------ running games
 
     async def abort(self, interaction: discord.Interaction) -> None:
         """``/rummy abort``: the host or a Manage Server member ends the game (unranked)."""
@@ -429,9 +314,3 @@ class Actions:
             preset = (await self.bot.league.guild_config(interaction.guild.id)).get("preset")
         rules_key = variant(preset or DEFAULT_VARIANT).rules_key
         await self.answer(interaction, f"{t(rules_key, lang)}\n{t('discord.rules_more', lang)}")
-
-
-def _errors(out: list[Outgoing]) -> Report:
-    report = Report()
-    report.errors = [item.text for item in out if isinstance(item, ErrorReply)]
-    return report

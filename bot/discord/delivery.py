@@ -33,6 +33,7 @@ through the service's sink) follows a person's move immediately.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -134,6 +135,10 @@ class _Batch:
     notices: list[str] = field(default_factory=list)  # closed DMs, in the guild's language
 
 
+def _digest(picture: TablePicture) -> bytes:
+    return hashlib.blake2b(picture.png, digest_size=16).digest()
+
+
 def _record(kind: Any, data: Any) -> Any:
     """A stored message record, or None when there is none (or it is not one we can read)."""
     if not isinstance(data, dict):
@@ -154,6 +159,7 @@ class Delivery:
         self._dm_warned: set[tuple[str, str]] = set()
         self._channels: dict[int, Any] = {}
         self._turns: dict[str, TurnMessage | None] = {}
+        self._shown: dict[str, bytes] = {}  # a digest of what each game's turn message shows
         self._racks: dict[tuple[str, str], RackMessage | None] = {}
         #: Who shows lobby texts (``async (info, item, lang)``; the lobby message's owner sets
         #: it); None: they are posted in the thread as plain text.
@@ -314,6 +320,7 @@ class Delivery:
     async def _picture(self, picture: TablePicture | None, lang: str) -> discord.File | None:
         if picture is None:
             return None
+        self._shown[picture.game_id] = _digest(picture)
         png = picture.png  # drawn in English by the service
         if lang != "en" and picture.view is not None:
             png = await self.bot.service.render_view(picture.view, lang) or png
@@ -343,6 +350,8 @@ class Delivery:
                     extra.append(await self._prompt_line(batch.reminder, lang))
                 await self.public(info, "\n".join(extra), report)
             return
+        if batch.picture is not None and self._shown.get(info.game_id) == _digest(batch.picture):
+            batch.picture = None  # the same table: nothing new to show
         if not (extra or batch.picture or batch.reminder or batch.over):
             return
         if batch.reminder is not None:

@@ -34,6 +34,22 @@ from .registry import LiveGame
 log = logging.getLogger(__name__)
 
 
+def _working_view(state: Any) -> Any:
+    """The public picture's view while a tile game's mover has changed the table this turn:
+    their working table, marking what they laid or moved so far (None otherwise: the committed
+    table). A deliberate choice (issue 16): as at a real table everybody watches the melds being
+    rearranged; the rack stays private, and after ``reset`` the table shows as it was."""
+    working = getattr(state, "working_melds", None)
+    if working is None or state.status != "playing":
+        return None
+    committed = state.public_view().melds
+    if [(m.pieces, m.claim) for m in working()] == [(m.pieces, m.claim) for m in committed]:
+        return None
+    from .turns import working_view  # tile games' turn under way (bot.service.turns)
+
+    return working_view(state)
+
+
 class Messages:
     """Outgoing values for one game's changes, in each recipient's language."""
 
@@ -80,16 +96,19 @@ class Messages:
     ) -> list[Outgoing]:
         """The table picture, and the private rack of every person in ``changed``, each drawn
         in its owner's language (the stored locale: a restart does not lose it). With ``moves``
-        (what the turn that just passed did) the picture highlights only what it laid or moved."""
+        (what the turn that just passed did) the picture highlights only what it laid or moved;
+        while a tile game's mover works on the table it shows their working table."""
         out: list[Outgoing] = []
         state = live.state
         renderer = self.renderer if self.pictures else None
         if renderer is not None:
-            view = state.public_view()
-            if moves is not None:
-                from .turns import highlighted  # the turn words, present when moves are
+            view = _working_view(state)
+            if view is None:
+                view = state.public_view()
+                if moves is not None:
+                    from .turns import highlighted  # the turn words, present when moves are
 
-                view = highlighted(view, moves)
+                    view = highlighted(view, moves)
             png = await self.render(renderer.table, view, "en")
             if png:
                 out.append(TablePicture(live.id, png, view.turn_no, view))
