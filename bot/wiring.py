@@ -39,12 +39,19 @@ __all__ = [
     "engine_players",
     "init_empty_database",
     "open_service",
+    "shard_plan",
     "store_at",
     "store_threads",
 ]
 
 # StoreError / StoreLocked are re-exported for the command-line tools' exit codes (3: the file
 # cannot be used, 4: another process holds it), so front ends need not import the store.
+
+
+def shard_plan(count: int | None, ids: Sequence[int] | None = None) -> ShardPlan | None:
+    """The shard plan of ``SHARD_COUNT`` / ``SHARD_IDS`` (None without a count: one process
+    runs every game). ValueError for ids outside 0..count-1."""
+    return None if not count else ShardPlan.of(count, ids)
 
 
 def store_threads() -> list[Any]:

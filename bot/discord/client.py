@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from ..service import GameService, ServiceConfig
-from ..wiring import Wired, open_service
+from ..wiring import Wired, open_service, shard_plan
 from .actions import Actions
 from .cogs import LeagueCog, LobbyCog, PlayCog
 from .delivery import Delivery
@@ -110,6 +110,7 @@ class RummyBot(commands.AutoShardedBot):
             sink=self.delivery.from_service,
             league=True,
             metrics=self.metrics,
+            shards=shard_plan(self.settings.shard_count, self.settings.shard_ids),
         )
         self.service = self.wired.service
         await self.games.load(self.service)
