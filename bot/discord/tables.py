@@ -532,7 +532,8 @@ class Tables:
         async with lock:
             record = await self.service.game_record(game_id)
             info = await self.bot.games.fetch(self.service, game_id)
-            if record is None or info is None or record.status != "finished":
+            stale = record is None or info is None or record.status != "finished"
+            if stale or info.extra.get("tournament"):  # tournament tables seat their own games
                 await actions.answer(interaction, t("discord.lobby.stale", lang))
                 return
             if all(s.player_id != pid for s in record.seats):
@@ -570,6 +571,10 @@ class Tables:
                 report = await self.bot.delivery.deliver(out, reply_to=pid)
         if made is None:
             await self._edit_lobby(new_info, t("discord.lobby.closed", glang, game=new_id), None)
+            closed = t(
+                "discord.lobby.thread_closed", glang, preset=preset_name(record.preset, glang)
+            )
+            await self._close_thread(new_info, closed[:THREAD_NAME_LIMIT])
             await actions.finish(interaction, report)
             return
         await self.refresh_lobby(new_id)

@@ -145,8 +145,12 @@ class Lobby(ServicePart):
     async def leave(self, game_id: str, player_id: str) -> list[Outgoing]:
         return await self._lobby_op(game_id, player_id, self._leave)
 
-    async def add_bot(self, game_id: str, by: str, level: str) -> list[Outgoing]:
-        return await self._lobby_op(game_id, by, lambda live, _by: self._add_bot(live, by, level))
+    async def add_bot(
+        self, game_id: str, by: str, level: str, number: int | None = None
+    ) -> list[Outgoing]:
+        return await self._lobby_op(
+            game_id, by, lambda live, _by: self._add_bot(live, by, level, number)
+        )
 
     async def start_game(self, game_id: str, by: str) -> list[Outgoing]:
         return await self._lobby_op(game_id, by, self._start)
@@ -241,14 +245,19 @@ class Lobby(ServicePart):
         await self._set_seats(live, seats, host)
         return [self.messages.lobby(live, "service.lobby.leave", name=name)]
 
-    async def _add_bot(self, live: LiveGame, by: str, level: str) -> list[Outgoing]:
+    async def _add_bot(
+        self, live: LiveGame, by: str, level: str, number: int | None
+    ) -> list[Outgoing]:
         _host_only(live, by, "service.action.add_bots")
         level = level.strip().lower()
         if level not in LEVELS:
             raise ServiceError("lobby.bot_level", level=level)
         self._check_room(live)
-        number = sum(1 for s in live.seats if s.is_bot) + 1
+        if number is None:
+            number = sum(1 for s in live.seats if s.is_bot) + 1
         seat = Seat(f"bot:{level}:{number}", f"Computer {number}", True, level)
+        if live.seat_of(seat.player_id) is not None:
+            raise ServiceError("lobby.seated")
         await self.people.add_bot(PlayerRecord(seat.player_id, seat.name, "en", True))
         await self._set_seats(live, (*live.seats, seat), live.record.host_id)
         return [self.messages.lobby(live, "service.lobby.bot_join", name=seat.name, level=level)]

@@ -408,9 +408,12 @@ class GameService:
         """Leave a lobby (the host's role passes on; an empty lobby is cancelled)."""
         return await self.lobby.leave(game_id, player_id)
 
-    async def add_bot(self, game_id: str, by: str, level: str = "medium") -> list[Outgoing]:
-        """Seat a computer player (host only): ``easy``, ``medium`` or ``strong``."""
-        return await self.lobby.add_bot(game_id, by, level)
+    async def add_bot(
+        self, game_id: str, by: str, level: str = "medium", *, number: int | None = None
+    ) -> list[Outgoing]:
+        """Seat a computer player (host only): ``easy``, ``medium`` or ``strong``; ``number``
+        names it (``bot:<level>:<number>``, "Computer <number>"; default: the next one here)."""
+        return await self.lobby.add_bot(game_id, by, level, number)
 
     async def start_game(self, game_id: str, by: str) -> list[Outgoing]:
         """Deal and begin (host only). Sends racks privately and names who moves first."""

@@ -43,6 +43,12 @@ def computer_level(player: str) -> str | None:
     return parts[1] if len(parts) >= 3 and parts[1] in LEVELS else "medium"
 
 
+def computer_number(player: str) -> int | None:
+    """The number of a tournament computer player's id (its seat is named after it)."""
+    last = player.rsplit(":", 1)[-1]
+    return int(last) if last.isdigit() else None
+
+
 def rotate_for_start(seats: Sequence[str], starter: int, start_seat: int) -> tuple[str, ...]:
     """The table's seats rotated so that ``seats[starter]`` sits in ``start_seat`` (game seat
     ``j`` holds table seat ``(starter + j - start_seat) % n``; clockwise order is kept)."""
@@ -143,7 +149,8 @@ class TournamentTables:
             if level is None:
                 step = await self.service.join(game_id, player)
             else:
-                step = await self.service.add_bot(game_id, host_id, level)
+                number = computer_number(player)
+                step = await self.service.add_bot(game_id, host_id, level, number=number)
             _check(game_id, step)
             out += step
         step = await self.service.start_game(game_id, host_id)

@@ -63,6 +63,9 @@ async def test_round_played_as_bot_games_with_a_restart(
         [running_game] = bot.service.live_game_ids()
         seats = bot.service.seats(running_game)
         assert [s.is_bot for s in seats].count(False) == 1
+        # the game's computer seats are the tournament's computer players, named alike
+        bots = sorted((s.player_id, s.name) for s in seats if s.is_bot)
+        assert bots == [("bot:easy:1", "Computer 1"), ("bot:easy:2", "Computer 2")]
 
     # a restart in the middle of the round: the game goes on and the tournament with it
     bot = make_bot(db)
