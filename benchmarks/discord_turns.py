@@ -118,10 +118,26 @@ async def _play(
                 picture.append(r.at - began)
                 break
 
-    for _ in range(max_turns):
+    def close_window() -> None:
+        nonlocal mark
+        created = [m for m in fake.messages.values() if m.id > mark]
+        in_thread = [m for m in created if m.channel_id == thread.id and not m.ephemeral]
+        per_turn_messages.append(len(in_thread))
+        for p in people:
+            per_turn_notes[p].append(sum(1 for m in created if p in m.notified))
+        mark = max(fake.messages)
+
+    key = None
+    for _ in range(max_turns * 4):
         record, state = await current_state(bot, game_id)
         if record.status != "playing":
             break
+        if key is not None and key != (state.current, state.turn_no):
+            turns += 1  # the turn passed: what the turn's interactions produced
+            close_window()
+            if turns >= max_turns:
+                break
+        key = (state.current, state.turn_no)
         user = by_id[record.seats[state.current].player_id]
         text = player.choose(state, state.current)
         message = latest_with_buttons(fake, thread.id)
@@ -145,19 +161,15 @@ async def _play(
                 )
 
             await act(user, play)
-        turns += 1
-        created = [m for m in fake.messages.values() if m.id > mark]
-        in_thread = [m for m in created if m.channel_id == thread.id and not m.ephemeral]
-        per_turn_messages.append(len(in_thread))
-        for p in people:
-            per_turn_notes[p].append(sum(1 for m in created if p in m.notified))
-        mark = max(fake.messages)
     await bot.service.wait_idle()
     record, _ = await current_state(bot, game_id)
-    # the last turn's window holds the end of the game: the summary and the ladder update
-    end = [m for m in fake.messages.values() if m.channel_id == thread.id and m.id > mark]
-    last = per_turn_messages[-1] if per_turn_messages else 0
-    play_turns = per_turn_messages[:-1]
+    if record.status == "finished":
+        # the last turn's window holds the end of the game: the summary and the ladder update
+        turns += 1
+        close_window()
+        play_turns, last = per_turn_messages[:-1], per_turn_messages[-1]
+    else:
+        play_turns, last = per_turn_messages, 0
     names = {anna: "anna", bernd: "bernd"}
     return {
         "preset": preset,
@@ -166,8 +178,8 @@ async def _play(
         "thread_messages": {
             "per_turn_max": max(play_turns, default=0),
             "per_turn_mean": round(statistics.fmean(play_turns), 2) if play_turns else 0,
-            "last_turn_with_end_of_game": last + len(end),
-            "total_in_game": sum(per_turn_messages) + len(end),
+            "last_turn_with_end_of_game": last,
+            "total_in_game": sum(per_turn_messages),
         },
         "notifications": {
             names[p]: {"per_turn_max": max(v, default=0), "total": sum(v)}
