@@ -127,7 +127,7 @@ class GameService:
         self.lobby = Lobby(context, self.pipeline)
         self.timers = Timers(context, self.pipeline)
         # several processes over one database: only the games of this one's shards (shards.py)
-        self.shards = ShardKeeper(context, shards) if shards is not None else None
+        self.shards = ShardKeeper(context, shards, self.timers) if shards is not None else None
         if shards is not None:
             self.timers.per_shards(shards)
         self._ticker: asyncio.Task[None] | None = None

@@ -5,7 +5,8 @@ games whose guild is on a shard it holds the lease of (Discord's formula,
 :func:`~bot.store.shard_of`). :class:`ShardKeeper` takes the plan's leases at start, then every
 ``lease_seconds / 3`` renews them and tries to take the plan's shards it does not hold (a dead
 holder's lease is free once it expires, at once when its process on this machine is gone). A
-shard taken over has its games resumed here; a shard lost (another process took it over while
+shard taken over has its games resumed here (their deadlines move by the time nobody ran them,
+as after downtime); a shard lost (another process took it over while
 this one was paused or cut off) has its games dropped from memory. The store's fencing token
 makes the rest safe: every write of a game checks its shard's lease inside its transaction, so
 a process that lost a shard never writes one of its moves, timers or computer turns
@@ -16,9 +17,13 @@ holder.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from ..store import GameRecord, ShardPlan, StoreError, StoreLocked, shard_of
 from .context import ServiceContext, ServicePart
+
+if TYPE_CHECKING:
+    from .timers import Timers
 
 log = logging.getLogger(__name__)
 
@@ -26,8 +31,11 @@ log = logging.getLogger(__name__)
 class ShardKeeper(ServicePart):
     """The leases of one process's shards (see the module docstring)."""
 
-    def __init__(self, context: ServiceContext, plan: ShardPlan) -> None:
+    def __init__(
+        self, context: ServiceContext, plan: ShardPlan, timers: Timers | None = None
+    ) -> None:
         super().__init__(context)
+        self.timers = timers
         if self.store.shard_count != plan.count:
             raise StoreError(
                 f"the store was opened with shard_count={self.store.shard_count}, the plan has "
@@ -92,7 +100,11 @@ class ShardKeeper(ServicePart):
             self.registry.drop_shards(lost)
         missing = set(self.plan.ids) - held
         gained: set[int] = set()
+        silent: dict[int, float] = {}
         if missing:
+            for lease in await self.store.shard_leases():
+                if lease.shard in missing:  # since when nobody ran the shard's games
+                    silent[lease.shard] = lease.released or lease.heartbeat
             after = await self.store.acquire_shards(
                 sorted(missing), now=now, lease_seconds=self.plan.lease_seconds
             )
@@ -103,12 +115,15 @@ class ShardKeeper(ServicePart):
                 lost |= lost_now
             self._note_waiting(set(after))
         if gained:
-            await self.resume(gained)
+            await self.resume(gained, {s: silent[s] for s in gained if s in silent})
         return lost, gained
 
-    async def resume(self, shards: set[int]) -> None:
-        """Load the unfinished games of ``shards`` (just taken over) and let them go on."""
+    async def resume(self, shards: set[int], silent: dict[int, float] | None = None) -> None:
+        """Load the unfinished games of ``shards`` (just taken over) and let them go on.
+        ``silent``: since when nobody ran a shard's games (its last holder's last renewal, or
+        its release); deadlines of those games move by that gap, as after downtime."""
         count = self.plan.count
+        now = self.clock.now()
 
         def taken(record: GameRecord) -> bool:
             return shard_of(record.guild_id, count) in shards
@@ -120,4 +135,9 @@ class ShardKeeper(ServicePart):
             len(loaded),
         )
         for live in loaded:
+            since = (silent or {}).get(shard_of(live.record.guild_id, count))
+            gap = now - since if since is not None else 0.0
+            deadline = live.deadline
+            if self.timers is not None and gap > 0 and deadline is not None and deadline > since:
+                await self.timers.move_deadline(live, deadline + gap)
             self.after_move(live)

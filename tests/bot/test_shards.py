@@ -235,7 +235,9 @@ async def test_a_deadline_fires_exactly_once_across_a_takeover(
     first.pause()
     await renewals(clock, LEASE, second)
     assert game_id in s2.live_game_ids()
-    clock.advance(61)  # the turn's deadline has passed for both
+    # nobody ran the game since the first's last renewal (at T0): its deadline moves by that
+    assert s1.deadline(game_id) == T0 + 60 and s2.deadline(game_id) == T0 + 60 + LEASE
+    clock.advance(61)  # now T0 + 91: both deadlines have passed
     assert game_id in s1.live_game_ids()  # the paused one does not know yet
     await s1.run_due()  # its time-out is fenced off: nothing written, the game dropped
     assert game_id not in s1.live_game_ids() and first.commits == []
