@@ -2,7 +2,8 @@
 
 :meth:`Settings.from_env` reads ``.env`` in the working directory; variables already set in the
 environment win. Keys: ``DISCORD_TOKEN``, ``DATABASE_URL`` (``sqlite:///relative/path``,
-``sqlite:////absolute/path`` or ``postgresql://user:password@host:port/database``; default
+``sqlite:////absolute/path``, a plain SQLite file path, or
+``postgresql://user:password@host:port/database``; default
 ``sqlite:///data/rummy.sqlite3``), ``LOG_LEVEL``,
 ``DEV_GUILD_ID`` (sync commands to this guild only, instantly), ``SHARD_COUNT`` and ``SHARD_IDS``
 (``0,1`` or ``0-3``: the shards this process runs; see docs/DISCORD.md), ``METRICS_PORT`` (and
@@ -43,15 +44,15 @@ DATABASE_SCHEMES = ("sqlite", "postgresql", "postgres")
 
 
 def parse_database_url(text: str) -> str:
-    """``DATABASE_URL`` as given (empty: the default); ValueError with one line for anything
-    that is not a ``sqlite:///`` or ``postgresql://`` URL."""
+    """``DATABASE_URL`` as given (empty: the default): a ``sqlite:///`` or ``postgresql://``
+    URL, or a plain path (a SQLite file). ValueError with one line for a URL of another kind."""
     url = text.strip() or DEFAULT_DATABASE_URL
     scheme, sep, _ = url.partition("://")
-    if not sep or scheme.lower() not in DATABASE_SCHEMES:
-        shown = f"{scheme}://..." if sep else repr(url[:60])
+    if sep and scheme.lower() not in DATABASE_SCHEMES:
         raise ValueError(
-            f"DATABASE_URL must be sqlite:///path/to/file.sqlite3 or "
-            f"postgresql://user:password@host:port/database, not {shown}"
+            f"DATABASE_URL must be sqlite:///path/to/file.sqlite3, "
+            f"postgresql://user:password@host:port/database or a SQLite file path, not "
+            f"{scheme}://..."
         )
     return url
 
@@ -75,17 +76,43 @@ def parse_log_format(text: str) -> str:
 
 
 def parse_shard_ids(text: str) -> tuple[int, ...] | None:
-    """``"0,1,2"`` or ``"0-3"`` (or a mix) -> shard ids; empty -> None (all shards)."""
+    """``"0,1,2"`` or ``"0-3"`` (or a mix) -> shard ids; empty -> None (all shards). Anything
+    else is a ValueError with one line naming the part that is wrong."""
     ids: list[int] = []
     for part in text.replace(" ", "").split(","):
         if not part:
             continue
-        if "-" in part:
-            low, high = part.split("-", 1)
+        low, dash, high = part.partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()) or not low.isascii():
+            raise ValueError(
+                f"SHARD_IDS must be shard numbers or ranges such as 0,1 or 0-3, not {part!r}"
+            )
+        if dash:
+            if int(high) < int(low):
+                raise ValueError(f"SHARD_IDS range {part!r} runs backwards (write {high}-{low})")
             ids.extend(range(int(low), int(high) + 1))
         else:
             ids.append(int(part))
     return tuple(ids) or None
+
+
+def parse_shard_count(text: str, ids: tuple[int, ...] | None) -> int | None:
+    """``SHARD_COUNT``: a whole number >= 1 (empty: None, one process for everything); every
+    id of ``SHARD_IDS`` must be below it. ValueError with one line otherwise."""
+    text = text.strip()
+    if not text:
+        if ids is not None:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT (the total number of shards)")
+        return None
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise ValueError(f"SHARD_COUNT must be a whole number of 1 or more, not {text!r}")
+    count = int(text)
+    outside = sorted({i for i in ids or () if i >= count})
+    if outside:
+        raise ValueError(
+            f"SHARD_IDS {', '.join(map(str, outside))} outside 0-{count - 1} (SHARD_COUNT={count})"
+        )
+    return count
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,16 +142,16 @@ class Settings:
     @classmethod
     def from_mapping(cls, values: Mapping[str, str]) -> Settings:
         guild = values.get("DEV_GUILD_ID", "").strip()
-        count = values.get("SHARD_COUNT", "").strip()
+        if guild and not (guild.isascii() and guild.isdigit()):
+            raise ValueError(f"DEV_GUILD_ID must be a guild id (digits), not {guild!r}")
         ids = parse_shard_ids(values.get("SHARD_IDS", ""))
-        if ids is not None and not count:
-            raise ValueError("SHARD_IDS needs SHARD_COUNT (the total number of shards)")
+        count = parse_shard_count(values.get("SHARD_COUNT", ""), ids)
         return cls(
             discord_token=values.get("DISCORD_TOKEN", "").strip(),
             database_url=parse_database_url(values.get("DATABASE_URL", "")),
             log_level=values.get("LOG_LEVEL", "").strip() or "INFO",
             dev_guild_id=int(guild) if guild else None,
-            shard_count=int(count) if count else None,
+            shard_count=count,
             shard_ids=ids,
             metrics_port=parse_metrics_port(values.get("METRICS_PORT", "")),
             metrics_host=values.get("METRICS_HOST", "").strip() or "0.0.0.0",

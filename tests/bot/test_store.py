@@ -74,7 +74,9 @@ def test_urls(tmp_path: Path):
     assert absolute.path == f"{tmp_path}/y.sqlite3"
     assert open_store("sqlite:///:memory:").path == ":memory:"
     assert open_store("sqlite:///a.db?synchronous=normal").synchronous == "NORMAL"
-    for bad in ("postgres://h/db", "data.sqlite3", "sqlite://x.db"):
+    # postgresql:// (and postgres://) URLs open the PostgreSQL store since issue 17
+    assert type(open_store("postgres://h/db")).__name__ == "PostgresStore"
+    for bad in ("mysql://h/db", "data.sqlite3", "sqlite://x.db"):
         with pytest.raises(StoreError):
             open_store(bad)
 
