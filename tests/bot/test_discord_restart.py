@@ -19,6 +19,7 @@ from i18n import t
 from tests.bot.conftest import CHANNEL_ID, OWNER_ID, PLAYER_ID
 from tests.bot.discord_helpers import (
     answer_of,
+    every_dm_to,
     latest_with_buttons,
     make_bot,
     public_messages,
@@ -130,8 +131,13 @@ async def test_restart_resumes_game_buttons_and_timer(
             "the old turn message without buttons",
         )
         assert [m.id for m in with_buttons(fake, thread.id)] == [legacy.id, other.id, prompt.id]
-        # Bernd's turn started: his one rack DM is new, silent (the prompt pinged him), German
+        # Bernd's turn started: his one rack DM is new, silent (the prompt pinged him), German;
+        # the DM the first process sent was deleted by the second (it knew where it was), and
+        # no DM ever carried buttons (they would reach shard 0 only)
         [dm] = fake.dms_to(PLAYER_ID)
+        [first_dm, *_] = every_dm_to(fake, PLAYER_ID)
+        assert first_dm.deleted and first_dm.id < legacy.id < dm.id
+        assert all(not m.components for u in (OWNER_ID, PLAYER_ID) for m in every_dm_to(fake, u))
         assert dm.notified == () and prompt.notified == (PLAYER_ID,)
         head = t("discord.rack_dm_turn", "de", game=game_id, preset="stein", thread="")
         assert dm.content.startswith(head.removesuffix(" - "))
