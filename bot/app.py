@@ -19,6 +19,8 @@ import logging
 from collections import Counter
 from typing import Any
 
+import aiohttp
+import discord
 from discord.ext import commands
 
 from .ops.health import gateway_check, store_check
@@ -70,7 +72,9 @@ def ops_server(
 
 async def run(settings: Settings, **service_options: Any) -> int:
     """Log in and run until the bot is closed, with the operations port when
-    ``settings.metrics_port`` is set. Returns a process exit code (2: the port cannot be used)."""
+    ``settings.metrics_port`` is set. Returns a process exit code: 2 when the port cannot be
+    used or Discord refuses the token (restarting does not help), 1 when Discord cannot be
+    reached (one log line each)."""
     metrics = PrometheusMetrics() if settings.metrics_port else None
     if metrics is not None:
         service_options.setdefault("metrics", metrics)
@@ -88,6 +92,12 @@ async def run(settings: Settings, **service_options: Any) -> int:
                 return 2
         try:
             await bot.start(settings.discord_token)
+        except discord.LoginFailure as exc:
+            log.error("Discord refused the bot token (DISCORD_TOKEN): %s", exc)
+            return 2
+        except (aiohttp.ClientError, OSError) as exc:
+            log.error("Discord cannot be reached: %s", " ".join(str(exc).split()))
+            return 1
         finally:
             if ops is not None:
                 await ops.stop()

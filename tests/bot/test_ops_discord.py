@@ -9,7 +9,7 @@ from pathlib import Path
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.app import Settings, create_bot, ops_server
+from bot.app import Settings, create_bot, ops_server, run
 from bot.ops.metrics import PrometheusMetrics
 from bot.service import ServiceConfig
 from tests.bot.conftest import CHANNEL_ID, CLOSED_DM_ID, GUILD_ID, OWNER_ID
@@ -117,3 +117,57 @@ async def test_healthz_and_metrics_of_the_running_bot(fake_discord: FakeDiscord,
         assert status == 503 and "closed" in text
     finally:
         await server.stop()
+
+
+def settings_for(db: Path, token: str, **extra: str) -> Settings:
+    values = {
+        "DISCORD_TOKEN": token,
+        "DATABASE_URL": f"sqlite:///{db}",
+        "DEV_GUILD_ID": str(GUILD_ID),
+        "SHARD_COUNT": "1",
+        "METRICS_PORT": "1",  # replaced below by a free port
+        "METRICS_HOST": "127.0.0.1",
+    }
+    return Settings.from_mapping({**values, **extra})
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_a_refused_token_and_an_unreachable_discord_end_run_with_one_line(
+    fake_discord: FakeDiscord, tmp_path: Path, caplog
+):
+    fake = fake_discord
+    fake.token = "the-real-token"
+    port = str(free_port())
+    settings = settings_for(tmp_path / "a.sqlite3", "a-wrong-token", METRICS_PORT=port)
+    assert await run(settings) == 2
+    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.app"]
+    assert line.startswith("Discord refused the bot token (DISCORD_TOKEN)")
+    caplog.clear()
+    await fake.close()  # Discord is gone
+    settings = settings_for(tmp_path / "b.sqlite3", "the-real-token", METRICS_PORT=port)
+    assert await run(settings) == 1
+    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.app"]
+    assert line.startswith("Discord cannot be reached: ") and "\n" not in line
+
+
+async def test_a_metrics_port_in_use_stops_run_before_discord(
+    fake_discord: FakeDiscord, tmp_path: Path, caplog
+):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = settings_for(tmp_path / "c.sqlite3", "fake-bot-token", METRICS_PORT=str(port))
+        assert await run(settings) == 2
+    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.app"]
+    assert line.startswith(f"METRICS_PORT {port} cannot be used on 127.0.0.1: ")
+    assert fake_discord.requests == []  # it never logged in
