@@ -21,8 +21,9 @@ Where things go:
   to say so (a winner gets no empty-rack DM). When DMs are closed (403 / 50007) the thread says so
   once per game and points to ``/rack``; ids in adapter data ``discord_rack``;
 - :class:`PrivateText` and :class:`ErrorReply` for the person who is interacting go into their
-  ephemeral reply; for anybody else (a hint after a time-out, say) by DM, in that person's
-  language (the locale they last used, as the service stores it);
+  ephemeral reply; for anybody else (what a time-out drew, say) into their rack DM (an edit; a
+  new DM only when they have none), in that person's language (the locale they last used, as
+  the service stores it);
 - lobby texts (:class:`PublicText` of kind ``lobby``) go to :attr:`Delivery.lobby_hook` (the
   lobby message) when it is set, else they are posted as plain text.
 
@@ -133,6 +134,9 @@ class _Batch:
     over: GameOver | None = None
     racks: list[PrivateRack] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # closed DMs, in the guild's language
+    #: Private lines for people other than the one interacting (a time-out's draw, say), in
+    #: each person's language: they go into that person's rack DM.
+    private: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _digest(picture: TablePicture) -> bytes:
@@ -253,7 +257,10 @@ class Delivery:
                     )
                 else:
                     text = item.message(await self.person_lang(item.to))
-                    await self._dm(info, item.to, text, report)
+                    if info is not None:
+                        batch.private.setdefault(item.to, []).append(text)
+                    else:
+                        await self._dm(info, item.to, text, report)
         if moves is not None:
             batch.lines.insert(0, moves.message(lang))
         if info is None:
@@ -503,6 +510,28 @@ class Delivery:
             if rack is None:
                 rack = await self._rack_now(info, starting, batch.prompt.seat)
             await self._rack(info, rack, batch, reply_to, report, turn=True)
+        for player_id in list(batch.private):
+            await self._private_lines(info, player_id, batch, report)
+
+    async def _private_lines(
+        self, info: GameInfo, player_id: str, batch: _Batch, report: Report
+    ) -> None:
+        """Private lines for someone whose rack DM did not change: that DM shows them too (an
+        edit, no new notification); a new DM only when there is none."""
+        lines = batch.private.pop(player_id)
+        old = await self.rack_message(info.game_id, player_id)
+        if old is None:
+            await self._dm(info, player_id, "\n".join(lines), report)
+            return
+        lang = await self.person_lang(player_id)
+        where = {"game": info.game_id, "preset": info.preset, "thread": info.thread_url}
+        key = "discord.rack_dm_over" if batch.over is not None else "discord.rack_dm_head"
+        text = [t(key, lang, **where), *lines]
+        pieces = self.bot.service.rack(info.game_id, player_id)
+        if pieces:
+            text.append(t("service.rack", lang, count=len(pieces), pieces=" ".join(pieces)))
+        if not await self._edit_dm(old, "\n".join(text), None, report):
+            await self._dm(info, player_id, "\n".join(lines), report)
 
     async def _racks_over(self, info: GameInfo, batch: _Batch, report: Report) -> None:
         """At the end every other rack DM of the game says so too (its picture stays)."""
@@ -570,13 +599,16 @@ class Delivery:
         if over:
             if old is None:
                 return  # no DM to a finished game's player (the winner's empty rack above all)
-            head = t("discord.rack_dm_over", lang, **where)
-            text = f"{head}\n{rack.message(lang)}" if rack.pieces else head
+            lines = [t("discord.rack_dm_over", lang, **where), *batch.private.pop(rack.to, [])]
+            if rack.pieces:
+                lines.append(rack.message(lang))
+            text = "\n".join(lines)
             files = [("rack.png", rack.png)] if rack.png and rack.pieces else []
             await self._edit_dm(old, text, files, report)
             return
         key = "discord.rack_dm_turn" if turn else "discord.rack_dm_head"
-        text = f"{t(key, lang, **where)}\n{rack.message(lang)}"
+        lines = [t(key, lang, **where), *batch.private.pop(rack.to, []), rack.message(lang)]
+        text = "\n".join(lines)
         files = [("rack.png", rack.png)] if rack.png else []
         if old is not None and not turn and await self._edit_dm(old, text, files, report):
             return

@@ -143,6 +143,7 @@ async def test_restart_resumes_game_buttons_and_timer(
         assert dm.content.startswith(head.removesuffix(" - "))
         # Bernd lets his time run out: the resumed timer acts and its messages reach Discord
         seq = (await second.store.load_game(game_id)).seq
+        dms = len(every_dm_to(fake, PLAYER_ID))
         clock.advance(61)
         await fake.wait_until(
             lambda: True if second.service.view(game_id).current == 0 else None, 5, "time-out"
@@ -162,3 +163,4 @@ async def test_restart_resumes_game_buttons_and_timer(
             5,
             "Bernd's turn message without buttons",
         )
+        assert len(every_dm_to(fake, PLAYER_ID)) == dms  # no new DM for Bernd

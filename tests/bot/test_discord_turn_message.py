@@ -16,9 +16,11 @@ from tests.bot.conftest import CHANNEL_ID, OWNER_ID, PLAYER_ID
 from tests.bot.discord_helpers import (
     answer_of,
     current_state,
+    every_dm_to,
     game_messages,
     latest_with_buttons,
     make_bot,
+    notifications,
     public_messages,
     slash,
     with_buttons,
@@ -32,7 +34,8 @@ async def test_turn_message_follows_the_working_table(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
     fake = fake_discord
-    bot = make_bot(tmp_path / "turn.sqlite3", pictures=True, clock=ManualClock(START), seed=1)
+    clock = ManualClock(START)
+    bot = make_bot(tmp_path / "turn.sqlite3", pictures=True, clock=clock, seed=1)
     async with running(bot):
         new = subcommand("new", option("preset", "rummikub"), option("players", 2))
         await slash(fake, OWNER_ID, CHANNEL_ID, "rummy", [new])
@@ -73,3 +76,23 @@ async def test_turn_message_follows_the_working_table(
         assert live.id != message.id and f"<@{other}>" in live.text
         assert [m.id for m in game_messages(fake, thread.id)] == [message.id, live.id]
         assert len(public_messages(fake)) == shown + 1
+
+        # the other player lets the time run out: the penalty tiles are told in their one rack
+        # DM (an edit, no new notification), the next turn message pings the mover again
+        dms = every_dm_to(fake, other)
+        clock.advance(bot.service.deadline(game_id) - START + 1)
+        await fake.wait_until(
+            lambda: (
+                True
+                if len(with_buttons(fake, thread.id)) == 1
+                and with_buttons(fake, thread.id)[0].id != live.id
+                else None
+            ),
+            5,
+            "the turn after the time-out",
+        )
+        [dm] = fake.dms_to(other)
+        await fake.wait_until(lambda: True if dm.edited else None, 5, "the rack DM's edit")
+        assert "You drew" in dm.content, dm.content
+        assert every_dm_to(fake, other) == dms
+        assert notifications(fake, other, after=live.id) == []
