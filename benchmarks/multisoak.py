@@ -1,7 +1,7 @@
 """Multi-process soak: N service processes with shard ranges over ONE database, SIGKILLed at random
 moments and started again; then every game and every acknowledged command is checked.
 
-``python -m benchmarks multisoak [--procs 2] [--shards 4] [--games 120] [--concurrency 40]
+``python -m benchmarks multisoak [--procs 2] [--shards 4] [--games 400] [--concurrency 100]
 [--kills 10] [--kill-after 1.5 4.0] [--bot-pause 0.0] [--stores sqlite,postgres] [--db URL]
 [--lease 30] [--preset rummikub] [--seed 1] [--no-single]``
 
@@ -303,8 +303,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks multisoak", description=__doc__)
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--shards", type=int, default=4)
-    parser.add_argument("--games", type=int, default=120)
-    parser.add_argument("--concurrency", type=int, default=40, help="games at a time per process")
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--concurrency", type=int, default=100, help="games at a time per process")
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--kill-after", type=float, nargs=2, default=(1.5, 4.0))
     parser.add_argument("--bot-pause", type=float, default=0.0)
