@@ -198,10 +198,7 @@ class League:
         """
         guild = record.guild_id if record.guild_id is not None else self.default_guild
         if record.id in (self.desk.linked or {}):  # scored by its tournament, not the ladder
-            tournament_hook = getattr(self.desk, "result_kv_hook", None)
-            if tournament_hook is None:
-                return HookRows()
-            return HookRows(kv_hooks=[tournament_hook(record, result)])
+            return HookRows(kv_hooks=[self.desk.result_kv_hook(record, result)])
         if guild is None or result.reason == "abandoned":
             return HookRows()
         guild = str(guild)
