@@ -5,15 +5,18 @@ each shard's games are written only by the holder of its lease, checked by a fen
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .records import OwnerRecord
+
+log = logging.getLogger(__name__)
 
 HOST = socket.gethostname()
 
@@ -241,4 +244,91 @@ def shard_lease_from_row(row: Sequence[Any]) -> ShardLease:
         released=None if row[9] is None else float(row[9]),
         boot=row[10],
         started=None if row[11] is None else int(row[11]),
+    )
+
+
+# the decisions both stores make about shard leases (each store only reads and writes the rows)
+
+
+def shard_range_error(wanted: Sequence[int], count: int) -> str | None:
+    """Why ``wanted`` are not shards of ``count`` (None: they are)."""
+    bad = [s for s in wanted if not isinstance(s, int) or isinstance(s, bool) or not 0 <= s < count]
+    return f"shard(s) {bad} outside 0-{count - 1} (shard_count {count})" if bad else None
+
+
+def acquire_steps(
+    rows: Mapping[int, ShardLease],
+    wanted: Sequence[int],
+    *,
+    holder: str | None,
+    held: Mapping[int, int],
+    now: float,
+    count: int,
+    where: str,
+) -> list[tuple[int, int, bool]]:
+    """What acquiring ``wanted`` does, given the lease ``rows`` read in the transaction:
+    ``(shard, token, renew)`` per shard to write (``renew``: this store's own lease, extended
+    with its token; else taken with ``token``: 1 for a new row, the old one + 1 for a free one).
+    Shards held by another live store are left out. A live lease of another shard count is
+    :class:`~bot.store.base.StoreLocked`."""
+    from .base import StoreLocked
+
+    for lease in rows.values():
+        if lease.shard_count != count and not lease.free(now):
+            raise StoreLocked(
+                f"{where} is run with SHARD_COUNT={lease.shard_count} by {lease.text(now)}, not "
+                f"{count}: use one SHARD_COUNT for every process"
+            )
+    steps: list[tuple[int, int, bool]] = []
+    for shard in sorted(set(wanted)):
+        row = rows.get(shard)
+        mine = row is not None and row.holder == holder and row.released is None
+        if mine and held.get(shard) == row.token:
+            steps.append((shard, row.token, True))
+            continue
+        if row is not None and not row.free(now):
+            continue  # a live holder elsewhere
+        token = 1 if row is None else row.token + 1
+        if row is not None and row.released is None:
+            log.warning(
+                "%s: taking shard %d over from %s (fencing token %d)",
+                where,
+                shard,
+                row.text(now),
+                token,
+            )
+        steps.append((shard, token, False))
+    return steps
+
+
+def keep_held(held: dict[int, int], stored: Mapping[int, int], where: str) -> dict[int, int]:
+    """Drop from ``held`` every shard whose row (``stored``: shard -> token of this store's
+    unreleased rows) carries another holder or token now; returns a copy of what is left."""
+    for shard, token in list(held.items()):
+        if stored.get(shard) != token:
+            log.error("%s: the lease of shard %d was taken over", where, shard)
+            held.pop(shard, None)
+    return dict(held)
+
+
+def check_fence(
+    needed: set[int], held: dict[int, int], stored: Mapping[int, int], where: str
+) -> None:
+    """The fence of a game write: every shard in ``needed`` must be in ``held`` with the token
+    its row carries now (``stored``: shard -> token of this store's unreleased rows). Else the
+    lost shards leave ``held`` and :class:`~bot.store.base.StoreFenced` is raised."""
+    from .base import StoreFenced
+
+    fenced = {s for s in needed if s not in held or stored.get(s) != held[s]}
+    if not fenced:
+        return
+    lost = sorted(s for s in fenced if s in held)
+    for shard in lost:
+        held.pop(shard, None)
+    names = ", ".join(map(str, sorted(fenced)))
+    why = "another process took its lease over" if lost else "this process does not hold its lease"
+    raise StoreFenced(
+        f"shard {names} of {where}: {why}; nothing was saved (that shard's games run in another "
+        "process now)",
+        shards=frozenset(fenced),
     )

@@ -70,12 +70,16 @@ from .lease import (
     OWNER_COLUMNS,
     SHARD_COLUMNS,
     ShardLease,
+    acquire_steps,
+    check_fence,
     holder_alive,
     holder_text,
+    keep_held,
     owner_from_row,
     process_facts,
     shard_lease_from_row,
     shard_of,
+    shard_range_error,
 )
 from .reads import (
     GAME_COLUMNS,
@@ -546,28 +550,15 @@ class SqliteStore(DatabaseFile, Store):
         needed.update(self._game_shards[g] for g in games if g in self._game_shards)
         if not needed:
             return  # no such game: the write itself says so
+        check_fence(needed, self._held, self._stored_tokens(conn), self.path)
+
+    def _stored_tokens(self, conn: sqlite3.Connection) -> dict[int, int]:
+        """shard -> token of this store's unreleased lease rows, as stored now."""
         rows = conn.execute(
             "SELECT shard, token FROM shard_leases WHERE holder = ? AND released IS NULL",
             (self._holder,),
         ).fetchall()
-        stored = {int(shard): int(token) for shard, token in rows}
-        fenced = {s for s in needed if s not in self._held or stored.get(s) != self._held[s]}
-        if not fenced:
-            return
-        lost = sorted(s for s in fenced if s in self._held)
-        for shard in lost:
-            self._held.pop(shard, None)
-        names = ", ".join(map(str, sorted(fenced)))
-        why = (
-            "another process took its lease over"
-            if lost
-            else "this process does not hold its lease"
-        )
-        raise StoreFenced(
-            f"shard {names} of {self.path}: {why}; nothing was saved (that shard's games run "
-            "in another process now)",
-            shards=frozenset(fenced),
-        )
+        return {int(shard): int(token) for shard, token in rows}
 
     def _refuse_live_owner(self, conn: sqlite3.Connection) -> None:
         """A sharded store never writes beside a live whole-database owner."""
@@ -593,48 +584,27 @@ class SqliteStore(DatabaseFile, Store):
     ) -> dict[int, int]:
         self._sharded("taking shard leases")
         count = self.shard_count or 1
-        wanted = sorted(set(shards))
-        bad = [s for s in wanted if not isinstance(s, int) or not 0 <= s < count]
-        if bad:
-            raise StoreInvalid(f"shard(s) {bad} outside 0-{count - 1} (shard_count {count})")
+        wrong = shard_range_error(shards, count)
+        if wrong:
+            raise StoreInvalid(wrong)
         holder = self._holder
         started, _ = process_facts(os.getpid())
 
         def work(conn: sqlite3.Connection) -> dict[int, int]:
             self._refuse_live_owner(conn)
             rows = {lease.shard: lease for lease in read_shard_leases(conn)}
-            for lease in rows.values():
-                if lease.shard_count != count and not lease.free(now):
-                    raise StoreLocked(
-                        f"{self.path} is run with SHARD_COUNT={lease.shard_count} by "
-                        f"{lease.text(now)}, not {count}: use one SHARD_COUNT for every process"
-                    )
+            steps = acquire_steps(
+                rows, shards, holder=holder, held=self._held, now=now, count=count, where=self.path
+            )
             expires = now + lease_seconds
-            for shard in wanted:
-                row = rows.get(shard)
-                if (
-                    row is not None
-                    and row.holder == holder
-                    and row.released is None
-                    and self._held.get(shard) == row.token
-                ):
+            for shard, token, renew in steps:
+                if renew:
                     conn.execute(
                         "UPDATE shard_leases SET heartbeat = ?, expires = ? WHERE shard = ? "
                         "AND holder = ? AND token = ?",
-                        (now, expires, shard, holder, row.token),
+                        (now, expires, shard, holder, token),
                     )
                     continue
-                if row is not None and not row.free(now):
-                    continue  # a live holder elsewhere
-                token = 1 if row is None else row.token + 1
-                if row is not None and row.released is None:
-                    log.warning(
-                        "%s: taking shard %d over from %s (fencing token %d)",
-                        self.path,
-                        shard,
-                        row.text(now),
-                        token,
-                    )
                 conn.execute(
                     f"INSERT OR REPLACE INTO shard_leases ({SHARD_COLUMNS}) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
@@ -650,16 +620,7 @@ class SqliteStore(DatabaseFile, Store):
 
     def _still_held(self, conn: sqlite3.Connection) -> dict[int, int]:
         """Drop from ``_held`` every shard whose row carries another holder or token now."""
-        rows = conn.execute(
-            "SELECT shard, token FROM shard_leases WHERE holder = ? AND released IS NULL",
-            (self._holder,),
-        ).fetchall()
-        stored = {int(shard): int(token) for shard, token in rows}
-        for shard, token in list(self._held.items()):
-            if stored.get(shard) != token:
-                log.error("%s: the lease of shard %d was taken over", self.path, shard)
-                self._held.pop(shard, None)
-        return dict(self._held)
+        return keep_held(self._held, self._stored_tokens(conn), self.path)
 
     async def renew_shards(self, *, now: float, lease_seconds: float) -> dict[int, int]:
         self._sharded("renewing shard leases")
