@@ -222,6 +222,15 @@ class TournamentGames:
 
     # ------------------------------------------------------------------ restarts
 
+    def resume_when_ready(self) -> None:
+        """:meth:`resume` once the bot is connected (called while it starts)."""
+
+        async def work() -> None:
+            await self.bot.wait_until_ready()
+            await self.resume()
+
+        self._spawn(work())
+
     async def resume(self) -> None:
         """After a restart: open the next game of every table of the tournaments the bot
         plays whose game was not opened yet (running games are resumed by the service)."""

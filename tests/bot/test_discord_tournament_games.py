@@ -120,3 +120,34 @@ async def test_finished_table_game_is_entered_in_its_last_transaction(tmp_path: 
         assert len((await league.tournament(GUILD, "T")).rounds[0].table(1).games) == 1
     finally:
         await wired.close()
+
+
+async def test_tables_not_opened_before_a_restart_open_after_it(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The bot stopped after the round was seated but before its games were opened: at the next
+    start the tables get their games, and the computers play the round through."""
+    fake = fake_discord
+    db = tmp_path / "db.sqlite3"
+    bot = make_bot(db)
+    async with running(bot):
+        cup = subcommand("create", option("name", "Cup"))
+        await slash(fake, OWNER_ID, CHANNEL_ID, "tournament", [cup])
+        seat = subcommand(
+            "round", option("bot_games", False), option("computers", 3), option("level", "easy")
+        )
+        _, said = await slash(fake, OWNER_ID, CHANNEL_ID, "tournament", [seat])
+        assert "Tisch 1: Computer 1, Computer 2, Computer 3" in said
+        assert fake.threads_in(CHANNEL_ID) == [] and bot.service.live_game_ids() == []
+        # what /tournament round records before it opens the games
+        plan = {"guild": GUILD, "tournament": "Cup", "channel_id": CHANNEL_ID, "host": "1"}
+        await bot.service.set_adapter_data("discord_tournament", f"{GUILD}:Cup", plan)
+    bot = make_bot(db)
+    async with running(bot):
+        await fake.wait_until(lambda: len(fake.threads_in(CHANNEL_ID)) >= 1, 5.0, "a table game")
+        for _ in range(3):
+            await settle(bot)
+        state = await bot.service.league.tournament(GUILD, "Cup")
+        assert state.rounds[0].complete
+        assert len(fake.threads_in(CHANNEL_ID)) == 3
+        assert all(fake.channels[th.id].archived for th in fake.threads_in(CHANNEL_ID))

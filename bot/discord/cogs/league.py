@@ -7,7 +7,6 @@ this cog only reads options, calls it and formats.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -54,19 +53,10 @@ class LeagueCog(commands.Cog):
 
     def __init__(self, bot: RummyBot) -> None:
         self.bot = bot
-        self._resume: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
         # tournament tables whose next game was not opened before a restart (after login)
-        self._resume = asyncio.get_running_loop().create_task(self._resume_tables())
-
-    async def cog_unload(self) -> None:
-        if self._resume is not None:
-            self._resume.cancel()
-
-    async def _resume_tables(self) -> None:
-        await self.bot.wait_until_ready()
-        await tournament_tables_of(self.bot).resume()
+        tournament_tables_of(self.bot).resume_when_ready()
 
     # ------------------------------------------------------------------ ladder, stats
 
