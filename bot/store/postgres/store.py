@@ -431,8 +431,9 @@ class PostgresStore(PgReads, Store):
         check: Callable[[asyncpg.Connection], Awaitable[None]] | None = None,
     ) -> _T:
         """``fn(connection)`` on a pooled connection (a write inside one transaction, after the
-        lease check). A connection found dead before anything of the call reached the server is
-        replaced once; any later failure is a StoreError and nothing is acknowledged."""
+        lease check). A connection found dead is replaced once: for a read always, for a write
+        only when it died before the transaction began (nothing of it reached the server); any
+        later failure is a StoreError and nothing is acknowledged."""
         pool = self._pool_or_raise()
         for attempt in (1, 2):
             began = False
@@ -449,7 +450,8 @@ class PostgresStore(PgReads, Store):
             except StoreError:
                 raise
             except Exception as exc:
-                if attempt == 1 and not began and is_connection_error(exc):
+                # a read may always run again; a write only if nothing of it reached the server
+                if attempt == 1 and (not began or not write) and is_connection_error(exc):
                     log.info("%s: connection lost; connecting again (%s)", self.path, exc)
                     continue
                 raise pg_error(exc, doing, where=self.path) from None
