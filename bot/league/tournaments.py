@@ -417,6 +417,18 @@ class _GameOutcome:
         )
 
 
+def _wrong_game(link: TournamentGame, actual: str) -> LeagueServiceError:
+    """A linked game that is not the one its table plays next (``actual``: what it is)."""
+    return LeagueServiceError(
+        "tournament.wrong_game",
+        game_id=link.game_id,
+        expected=link.number + 1,
+        table=link.table,
+        round=link.round,
+        actual=actual,
+    )
+
+
 def _enter(t: Tournament, link: TournamentGame, game: _GameOutcome, policy: str) -> Tournament:
     """Enter a finished linked game into its table (the same tournament when it is entered)."""
     for rnd in t.rounds:
@@ -425,24 +437,10 @@ def _enter(t: Tournament, link: TournamentGame, game: _GameOutcome, policy: str)
                 return t  # already entered
     current = t.current_round
     if current is None or current.number != link.round:
-        raise LeagueServiceError(
-            "tournament.wrong_game",
-            game_id=link.game_id,
-            expected=link.number + 1,
-            table=link.table,
-            round=link.round,
-            actual="another round",
-        )
+        raise _wrong_game(link, "another round")
     table = current.table(link.table)
     if len(table.games) != link.number:
-        raise LeagueServiceError(
-            "tournament.wrong_game",
-            game_id=link.game_id,
-            expected=link.number + 1,
-            table=link.table,
-            round=link.round,
-            actual=f"game {len(table.games) + 1}",
-        )
+        raise _wrong_game(link, f"game {len(table.games) + 1}")
     return _enter_outcome(t, table, link, game, policy)
 
 
