@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import aiohttp
-from prometheus_client.parser import text_string_to_metric_families
-
 from bot.app import Settings, create_bot, ops_server, run
 from bot.ops.metrics import PrometheusMetrics
 from bot.service import ServiceConfig
 from tests.bot.conftest import CHANNEL_ID, CLOSED_DM_ID, GUILD_ID, OWNER_ID
 from tests.bot.discord_helpers import slash
 from tests.bot.fakediscord import FakeDiscord, option, running, subcommand
+from tests.ops.helpers import get, samples
 
 
 def make_bot(db: Path, metrics: PrometheusMetrics):
@@ -28,19 +26,6 @@ def make_bot(db: Path, metrics: PrometheusMetrics):
     return create_bot(settings, service_config=config, metrics=metrics)
 
 
-async def get(url: str) -> tuple[int, str]:
-    async with aiohttp.ClientSession() as session, session.get(url) as response:
-        return response.status, await response.text()
-
-
-def counts(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    found = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            found[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
-    return found
-
-
 async def test_healthz_and_metrics_of_the_running_bot(fake_discord: FakeDiscord, tmp_path: Path):
     fake = fake_discord
     metrics = PrometheusMetrics()
@@ -49,11 +34,11 @@ async def test_healthz_and_metrics_of_the_running_bot(fake_discord: FakeDiscord,
     await server.start()
     url = f"http://127.0.0.1:{server.port}"
     try:
-        status, text = await get(url + "/healthz")  # not logged in yet
+        status, _, text = await get(url + "/healthz")  # not logged in yet
         assert status == 503
         assert "not connected to the Discord gateway" in text and "not open" in text
         async with running(bot):
-            status, text = await get(url + "/healthz")
+            status, _, text = await get(url + "/healthz")
             assert (status, text) == (200, '{"status": "ok"}')
             # a real table: Anna hosts, Carla (whose DMs are closed) joins, Anna starts
             await slash(
@@ -91,7 +76,7 @@ async def test_healthz_and_metrics_of_the_running_bot(fake_discord: FakeDiscord,
                 return total or None
 
             assert await fake.wait_until(failures, 5.0, "a Discord failure counted") >= 1
-            found = counts((await get(url + "/metrics"))[1])
+            found = samples((await get(url + "/metrics"))[2])
             assert found[("rummy_commands_total", (("outcome", "accepted"),))] == 1
             assert found[("rummy_commands_total", (("outcome", "refused"),))] == 2
             assert found[("rummy_commands_total", (("outcome", "failed"),))] == 0
@@ -101,19 +86,19 @@ async def test_healthz_and_metrics_of_the_running_bot(fake_discord: FakeDiscord,
             fake.channels[thread].archived = False
             # the gateway goes down: 503 naming the shard; back up: 200
             await bot.shards[0].disconnect()
-            status, text = await get(url + "/healthz")
+            status, _, text = await get(url + "/healthz")
             assert status == 503 and "gateway connection closed for shard(s) 0" in text
             await bot.shards[0].connect()
             await fake.wait_until(
                 lambda: True if not bot.shards[0].is_closed() else None, 5.0, "reconnect"
             )
-            status, _ = await get(url + "/healthz")
+            status, _, _ = await get(url + "/healthz")
             assert status == 200
             # the store goes away: 503 naming the database
             await bot.store.close()
-            status, text = await get(url + "/healthz")
+            status, _, text = await get(url + "/healthz")
             assert status == 503 and "the database cannot be read" in text
-        status, text = await get(url + "/healthz")  # the client is closed
+        status, _, text = await get(url + "/healthz")  # the client is closed
         assert status == 503 and "closed" in text
     finally:
         await server.stop()

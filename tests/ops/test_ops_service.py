@@ -7,15 +7,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import aiohttp
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from bot.ops.health import store_check
 from bot.ops.http import OpsServer, OpsServerError
 from bot.ops.metrics import PrometheusMetrics
 from bot.service import GameService, ManualClock, ServiceConfig
 from bot.store import SqliteStore
+from tests.ops.helpers import get, samples
 
 T0 = 1_700_000_000.0
 
@@ -52,27 +51,18 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
         await store.close()
 
 
-async def get(url: str) -> tuple[int, str, str]:
-    async with aiohttp.ClientSession() as session, session.get(url) as response:
-        return response.status, response.headers["Content-Type"], await response.text()
-
-
-def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """``(sample name, labels) -> value`` of a Prometheus text page."""
-    found = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            found[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
-    return found
-
-
-async def test_metrics_count_the_commands_the_service_ran(world: World):
-    service = world.service
-    game_id, _ = await service.create_game("anna", "rummikub", None, game_id="g1", seed=3)
+async def two_people(service: GameService, game_id: str) -> tuple[str, str]:
+    """A started Rummikub game of anna and bernd: (the player to move, the other one)."""
+    await service.create_game("anna", "rummikub", None, game_id=game_id, seed=3)
     await service.join(game_id, "bernd")
     await service.start_game(game_id, "anna")
     mover = service.seats(game_id)[service.view(game_id).current].player_id
-    waiting = "bernd" if mover == "anna" else "anna"
+    return mover, ("bernd" if mover == "anna" else "anna")
+
+
+async def test_metrics_count_the_commands_the_service_ran(world: World):
+    service, game_id = world.service, "g1"
+    mover, waiting = await two_people(service, game_id)
     # refused: a command that is no command, a move out of turn, a person not seated
     for who, text in ((mover, "meld nonsense"), (waiting, "draw"), ("zoe", "draw")):
         [reply] = await service.handle(game_id, who, text)
@@ -94,11 +84,8 @@ async def test_metrics_count_the_commands_the_service_ran(world: World):
 
 
 async def test_a_command_the_store_cannot_write_is_counted_failed(world: World):
-    service = world.service
-    game_id, _ = await service.create_game("anna", "rummikub", None, game_id="g2", seed=3)
-    await service.join(game_id, "bernd")
-    await service.start_game(game_id, "anna")
-    mover = service.seats(game_id)[service.view(game_id).current].player_id
+    service, game_id = world.service, "g2"
+    mover, _ = await two_people(service, game_id)
     await world.store.close()  # the database goes away
     [reply] = await service.handle(game_id, mover, "draw")
     assert reply.code == "service.store"
