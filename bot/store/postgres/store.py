@@ -429,6 +429,7 @@ class PostgresStore(PgReads, Store):
         *,
         write: bool,
         check: Callable[[asyncpg.Connection], Awaitable[None]] | None = None,
+        atomic: bool = True,
     ) -> _T:
         """``fn(connection)`` on a pooled connection (a write inside one transaction, after the
         lease check). A connection found dead is replaced once: for a read always, for a write
@@ -439,7 +440,7 @@ class PostgresStore(PgReads, Store):
             began = False
             try:
                 async with pool.acquire(timeout=self.connect_timeout) as conn:
-                    if not write:
+                    if not write or not atomic:  # a read, or ONE statement (its own transaction)
                         began = True
                         return await fn(conn)
                     async with conn.transaction():
@@ -771,6 +772,8 @@ class PostgresStore(PgReads, Store):
             )
         except StoreConflict as exc:
             raise StoreConflict(f"game {game.id} already exists") from exc
+        if self.shard_count is not None:
+            self._game_shards[game.id] = shard_of(game.guild_id, self.shard_count)
 
     async def update_lobby(
         self, game_id: str, seats: Sequence[Seat], *, at: float, rules_json: str | None = None
@@ -896,6 +899,22 @@ class PostgresStore(PgReads, Store):
         def doing(write: CommandWrite) -> str:
             return f"saving command {write.seq} of game {write.game_id}"
 
+        fast = self._one_call(writes)
+        if fast is not None:
+            try:
+                await self._run(fast, f"saving {len(writes)} commands", write=True, atomic=False)
+                return [None] * len(writes)
+            except StoreError as exc:
+                if exc.code == "closed":
+                    return [exc] * len(writes)
+                if exc.code == "unavailable":  # the connection died: did the call commit?
+                    committed = await self._committed(writes)
+                    if committed is None:
+                        return [exc] * len(writes)  # unknown: nothing acknowledged
+                    if committed:
+                        return [None] * len(writes)
+                # refused, or not committed: the batch again as a transaction, which says
+                # exactly why (the log's primary key and the seq guard apply nothing twice)
         try:
             await self._transaction(
                 lambda conn: write_commands(conn, writes),
@@ -924,6 +943,75 @@ class PostgresStore(PgReads, Store):
                     outcomes.append(None)
             return outcomes
         return [None] * len(writes)
+
+    async def _committed(self, writes: Sequence[CommandWrite]) -> bool | None:
+        """Whether ONE call that lost its connection committed (all its log rows are there) or
+        not (none is); None when that cannot be read now."""
+
+        async def query(conn: asyncpg.Connection) -> int:
+            return await conn.fetchval(
+                "SELECT count(*) FROM commands AS c JOIN unnest($1::text[], $2::int[]) AS w "
+                "(id, seq) ON c.game_id = w.id AND c.seq = w.seq",
+                [w.game_id for w in writes],
+                [w.seq for w in writes],
+            )
+
+        try:
+            found = await self._read(query, "reading back a batch of commands")
+        except StoreError:
+            return None
+        if found == len(writes):
+            return True
+        return False if found == 0 else None
+
+    def _one_call(
+        self, writes: Sequence[CommandWrite]
+    ) -> Callable[[asyncpg.Connection], Awaitable[None]] | None:
+        """The batch as ONE call of ``rummy_write_commands`` (one round trip, its own
+        transaction), when it can be: plain writes of distinct games (no result, key/value or
+        hook rows) whose shards this store knows. None: write it as a transaction."""
+        if self._lost or self.readonly:
+            return None
+        if any(w.results or w.kv or w.kv_hooks for w in writes):
+            return None
+        if len({w.game_id for w in writes}) != len(writes):
+            return None
+        holder: str | None = None
+        shards: list[int] = []
+        tokens: list[int] = []
+        if self.shard_count is not None:
+            if any(w.game_id not in self._game_shards for w in writes):
+                return None
+            needed = sorted({self._game_shards[w.game_id] for w in writes})
+            if any(s not in self._held for s in needed):
+                return None  # the transaction raises StoreFenced, naming them
+            holder, shards, tokens = self._holder, needed, [self._held[s] for s in needed]
+        ordered = sorted(writes, key=lambda w: w.game_id)
+        args = (
+            self._token if self.shard_count is None else None,
+            holder,
+            shards,
+            tokens,
+            [w.game_id for w in ordered],
+            [w.seq for w in ordered],
+            [w.seat for w in ordered],
+            [w.text for w in ordered],
+            [w.at for w in ordered],
+            [w.status for w in ordered],
+            [w.deadline for w in ordered],
+            [w.reminder_sent for w in ordered],
+            [w.snapshot_json for w in ordered],
+            [w.activity for w in ordered],
+        )
+
+        async def call(conn: asyncpg.Connection) -> None:
+            await conn.execute(
+                "SELECT rummy_write_commands($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+                "$12, $13, $14)",
+                *args,
+            )
+
+        return call
 
     async def set_timer(
         self, game_id: str, *, deadline: float | None, reminder_sent: bool, seq: int | None = None
