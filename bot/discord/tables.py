@@ -28,6 +28,7 @@ import logging
 import re
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
@@ -37,7 +38,7 @@ from i18n import lang_of, t
 from ..service.games import variant
 from ..service.outgoing import ErrorReply, GameOver, PublicText
 from .delivery import Report
-from .games import GameInfo
+from .games import KV_NAMESPACE, GameInfo
 
 if TYPE_CHECKING:
     from .client import RummyBot
@@ -482,8 +483,20 @@ class Tables:
 
     def game_over(self, info: GameInfo, over: GameOver) -> None:
         """A game ended: once everything of it is posted, show the result on the lobby message
-        (with a Rematch button) and close the thread (renamed, archived, locked)."""
-        task = asyncio.get_running_loop().create_task(self._close(info, over))
+        (with a Rematch button) and close the thread (renamed, archived, locked). What is to be
+        shown is stored first (the game's adapter data, ``closing``), so a bot stopped before
+        it was done does it at its next start (:meth:`resume_closing`)."""
+        lang = self.guild_lang(info)
+        title = thread_title(info.preset, over, lang)
+        lines = [title, over.message(lang)]
+        if info.thread_id:
+            lines.append(t("discord.lobby.over_thread", lang, thread=f"<#{info.thread_id}>"))
+        rematch = over.reason != "abandoned" and not info.extra.get("tournament")
+        closing = {"title": title, "text": "\n".join(lines), "rematch": rematch, "lang": lang}
+        self._spawn_close(info, closing)
+
+    def _spawn_close(self, info: GameInfo, closing: dict[str, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self._close(info, closing))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
@@ -492,22 +505,51 @@ class Tables:
         while self._closing:
             await asyncio.gather(*list(self._closing), return_exceptions=True)
 
-    async def _close(self, info: GameInfo, over: GameOver) -> None:
+    async def _close(self, info: GameInfo, closing: dict[str, Any]) -> None:
         try:
+            if not info.extra.get("closing"):
+                await self._note(info, closing=closing)
             async with self.bot.delivery.lock(info.game_id):  # after the game's last post
-                lang = self.guild_lang(info)
-                title = thread_title(info.preset, over, lang)
-                lines = [title, over.message(lang)]
-                if info.thread_id:
-                    lines.append(
-                        t("discord.lobby.over_thread", lang, thread=f"<#{info.thread_id}>")
-                    )
-                rematch = over.reason != "abandoned" and not info.extra.get("tournament")
-                view = rematch_view(info.game_id, lang) if rematch else None
-                await self._edit_lobby(info, "\n".join(lines), view)
-                await self._close_thread(info, title)
+                lang = str(closing.get("lang") or self.guild_lang(info))
+                view = rematch_view(info.game_id, lang) if closing.get("rematch") else None
+                await self._edit_lobby(info, str(closing["text"]), view)
+                await self._close_thread(info, str(closing["title"]))
+            await self._note(info, closed=True)
         except Exception:
             log.exception("closing the table of game %s failed", info.game_id)
+
+    async def _note(self, info: GameInfo, **facts: Any) -> None:
+        """Add facts to the game's adapter data (kept over restarts)."""
+        current = self.bot.games.get(info.game_id) or info
+        extra = {**current.extra, **facts}
+        await self.bot.games.remember(self.service, replace(current, extra=extra))
+
+    async def resume_closing(self) -> None:
+        """At start-up: finish closing the tables of games that ended just before a stop."""
+        try:
+            found = await self.service.adapter_items(KV_NAMESPACE)
+        except Exception:
+            log.exception("cannot read the tables to close")
+            return
+        for game_id, extra in found.items():
+            if not isinstance(extra, dict) or not isinstance(extra.get("closing"), dict):
+                continue
+            if extra.get("closed"):
+                continue
+            info = await self.bot.games.fetch(self.service, game_id)
+            if info is not None:
+                self._spawn_close(info, extra["closing"])
+
+    def resume_when_ready(self) -> None:
+        """:meth:`resume_closing` once the bot is connected (called while it starts)."""
+
+        async def work() -> None:
+            await self.bot.wait_until_ready()
+            await self.resume_closing()
+
+        task = asyncio.get_running_loop().create_task(work())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def _close_thread(self, info: GameInfo, title: str) -> None:
         if not info.thread_id:

@@ -218,3 +218,44 @@ def test_thread_title_fits_discord() -> None:
     long = GameOver("g", "out", {"ranks": [1, 2], "points": [0, 0]}, ("N" * 150, "Anna"))
     title = thread_title("rummikub", long, "de")
     assert len(title) == 100 and title.endswith("…")
+
+
+async def test_a_table_left_open_by_a_stop_is_closed_at_the_next_start(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    fake = fake_discord
+    db = tmp_path / "db.sqlite3"
+    bot = make_bot(db)
+    async with running(bot):
+        new = subcommand("new", option("preset", "rummikub"), option("bots", 1))
+        await slash(fake, OWNER_ID, CHANNEL_ID, "rummy", [new])
+        [game_id] = bot.service.live_game_ids()
+        thread = fake.threads_in(CHANNEL_ID)[-1]
+        await slash(fake, OWNER_ID, thread.id, "rummy", [subcommand("start")])
+        await bot.service.wait_idle()
+        _, said = await slash(fake, OWNER_ID, thread.id, "rummy", [subcommand("abort")])
+        assert said == f"Game {game_id} was aborted."
+        from bot.discord.tables import tables_of
+
+        await tables_of(bot).wait_closed()
+        closed = fake.channels[thread.id]
+        title = closed.name
+        assert (
+            closed.archived and title.startswith("✓ Rummikub") and title.endswith("· Spiel beendet")
+        )
+        extra = await bot.service.adapter_data("discord_game", game_id)
+        lobby = fake.messages[int(extra["lobby_message_id"])]
+        assert lobby.content.startswith(title) and "Spiel aufgegeben." in lobby.content
+        assert lobby.custom_ids() == []  # an aborted game offers no rematch
+        # as if the bot had stopped before it was done: the thread open, the close not noted
+        assert extra["closed"] is True and extra["closing"]["title"] == closed.name
+        await bot.service.set_adapter_data("discord_game", game_id, {**extra, "closed": False})
+    closed.archived = closed.locked = False
+    closed.name = "Rummy"
+    bot = make_bot(db)
+    async with running(bot):
+        await fake.wait_until(
+            lambda: fake.channels[thread.id].locked or None, 5.0, "the thread closed"
+        )
+        assert fake.channels[thread.id].archived
+        assert fake.channels[thread.id].name == title

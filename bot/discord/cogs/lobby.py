@@ -101,6 +101,8 @@ class LobbyCog(commands.Cog):
         self.bot.add_dynamic_items(LobbyButton, RematchButton)
         # lobby texts are shown by the lobby message (bot.discord.tables), not in the thread
         self.bot.delivery.lobby_hook = tables_of(self.bot).on_lobby_text
+        # tables of games that ended just before the last stop are closed after the start
+        tables_of(self.bot).resume_when_ready()
 
     async def cog_unload(self) -> None:
         # threads of games that just ended are closed before the bot disconnects
