@@ -113,7 +113,14 @@ from .records import (
 )
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrate
 from .worker import Connection
-from .writes import run_kv_hook, run_transaction, settle_batch, write_commands
+from .writes import (
+    install_command_write,
+    run_kv_hook,
+    run_transaction,
+    settle_batch,
+    single_statement,
+    write_commands,
+)
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -365,6 +372,7 @@ class SqliteStore(DatabaseFile, Store):
                 else:
                     self._token = None if self.memory else self._take_lease(conn)
                 conn.execute("COMMIT")
+                install_command_write(conn)
             except BaseException:
                 self._token = None
                 if conn.in_transaction:
@@ -858,12 +866,19 @@ class SqliteStore(DatabaseFile, Store):
         def doing(write: CommandWrite) -> str:
             return f"saving command {write.seq} of game {write.game_id}"
 
-        # a sharded store checks the shard leases inside the transaction (the fence)
-        check = self._fence([w.game_id for w in writes], ()) if self.shard_count else None
         try:
-            run_transaction(
-                conn, lambda c: write_commands(c, writes, self._token, self._check_owner), check
-            )
+            if self.shard_count is not None:  # the shard leases are checked in the transaction
+                run_transaction(
+                    conn,
+                    lambda c: write_commands(c, writes, self._token, self._check_owner),
+                    self._fence([w.game_id for w in writes], ()),
+                )
+            elif single_statement(conn, writes):  # the statement is the transaction
+                write_commands(conn, writes, self._token, self._check_owner)
+            else:
+                run_transaction(
+                    conn, lambda c: write_commands(c, writes, self._token, self._check_owner)
+                )
         except Exception as exc:
             if len(writes) == 1:
                 return [self._error(exc, doing(writes[0]))]

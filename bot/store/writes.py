@@ -1,5 +1,5 @@
 """The store's write statements: one transaction (BEGIN IMMEDIATE ... COMMIT, the owner check
-inside), and a group commit's batch of command writes as multi-row statements."""
+inside), and a group commit's batch of command writes as ONE statement (see command_write)."""
 
 from __future__ import annotations
 
@@ -48,28 +48,88 @@ def _values(rows: int, columns: int) -> str:
     return ", ".join([one] * rows)
 
 
-_INSERT_COMMANDS = "INSERT INTO commands (game_id, seq, seat, text, at) "
+# A command write is ONE row inserted into the TEMP view command_write; its INSTEAD OF trigger
+# (both created on the writer connection when it opens, never in the schema) makes the write's
+# checks and statements. A batch of n writes is then ONE statement (in autocommit mode: one
+# transaction, committed inside the statement's step) instead of BEGIN, INSERT, UPDATE, COMMIT:
+# every sqlite3 call releases and retakes the GIL, and under load each retake waits a whole switch
+# interval (5 ms) for the busy event-loop thread. Rows are handled in their order, so two
+# commands of one game in one batch go in order. The checks, in this order: the owner lease
+# still carries the write's token (NULL: a store without a lease), the game is playing at the
+# seq before this one; then the log row (its primary key refuses a repeated seq) and the game row.
+# A failed check aborts the whole statement: nothing of the batch is written.
 
-
-# the log rows of a batch, inserted only while the owner lease carries the token (the lease check
-# of the batch's transaction, made by its first write instead of a SELECT of its own)
-
-_OWNED = " WHERE EXISTS (SELECT 1 FROM owner WHERE id = 1 AND token = ? AND released IS NULL)"
-
-
-# VALUES columns: column1 id, column2 seq, column3 status, column4 deadline, column5
-# reminder_sent, column6 at, column7 snapshot, column8 activity (no WITH: Python's sqlite3 only
-# counts rowcount for statements that begin with UPDATE)
-
-_UPDATE_GAMES = (
-    "UPDATE games SET seq = v.column2, status = v.column3, deadline = v.column4, "
-    "reminder_sent = v.column5, updated_at = v.column6, "
-    "snapshot_json = COALESCE(v.column7, games.snapshot_json), "
-    "snapshot_seq = CASE WHEN v.column7 IS NULL THEN games.snapshot_seq ELSE v.column2 END, "
-    "last_activity = CASE WHEN v.column8 THEN v.column6 ELSE games.last_activity END "
-    "FROM (VALUES {}) AS v "
-    "WHERE games.id = v.column1 AND games.seq = v.column2 - 1 AND games.status = 'playing'"
+COMMAND_WRITE_COLUMNS = (
+    "game_id",
+    "seq",
+    "seat",
+    "text",
+    "at",
+    "status",
+    "deadline",
+    "reminder_sent",
+    "snapshot_json",
+    "activity",
+    "token",
 )
+
+COMMAND_WRITE_SQL = f"""
+CREATE TEMP VIEW IF NOT EXISTS command_write ({", ".join(COMMAND_WRITE_COLUMNS)}) AS
+    SELECT {", ".join(["NULL"] * len(COMMAND_WRITE_COLUMNS))} WHERE 0;
+CREATE TEMP TRIGGER IF NOT EXISTS command_write_insert INSTEAD OF INSERT ON command_write
+BEGIN
+    SELECT RAISE(ABORT, 'rummy:owner') WHERE NEW.token IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM owner WHERE id = 1 AND token = NEW.token AND released IS NULL);
+    SELECT RAISE(ABORT, 'rummy:seq') WHERE NOT EXISTS (
+        SELECT 1 FROM games WHERE id = NEW.game_id AND seq = NEW.seq - 1 AND status = 'playing');
+    INSERT INTO commands (game_id, seq, seat, text, at)
+        VALUES (NEW.game_id, NEW.seq, NEW.seat, NEW.text, NEW.at);
+    UPDATE games SET seq = NEW.seq, status = NEW.status, deadline = NEW.deadline,
+        reminder_sent = NEW.reminder_sent, updated_at = NEW.at,
+        snapshot_json = COALESCE(NEW.snapshot_json, snapshot_json),
+        snapshot_seq = CASE WHEN NEW.snapshot_json IS NULL THEN snapshot_seq ELSE NEW.seq END,
+        last_activity = CASE WHEN NEW.activity THEN NEW.at ELSE last_activity END
+        WHERE id = NEW.game_id;
+END;
+"""
+
+
+def install_command_write(conn: sqlite3.Connection) -> None:
+    """Create the TEMP view and trigger of command writes on ``conn`` (the writer connection)."""
+    conn.executescript(COMMAND_WRITE_SQL)
+
+
+def _command_rows(conn: sqlite3.Connection, writes: Sequence[CommandWrite], token: str | None):
+    """``(sql, params)`` statements inserting ``writes`` into command_write, as few as the
+    variable limit allows."""
+    width = len(COMMAND_WRITE_COLUMNS)
+    per_statement = max(1, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
+    for first in range(0, len(writes), per_statement):
+        chunk = writes[first : first + per_statement]
+        params: list[Any] = []
+        for w in chunk:
+            params += (
+                w.game_id,
+                w.seq,
+                w.seat,
+                w.text,
+                w.at,
+                w.status,
+                w.deadline,
+                int(w.reminder_sent),
+                w.snapshot_json,
+                int(w.activity),
+                token,
+            )
+        yield f"INSERT INTO command_write VALUES {_values(len(chunk), width)}", params
+
+
+def single_statement(conn: sqlite3.Connection, writes: Sequence[CommandWrite]) -> bool:
+    """Whether ``writes`` are one statement with no other rows: then, in autocommit mode, that
+    statement alone is the whole transaction (no BEGIN ... COMMIT around it)."""
+    width = len(COMMAND_WRITE_COLUMNS)
+    fits = len(writes) <= max(1, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
+    return fits and not any(w.results or w.kv or w.kv_hooks for w in writes)
 
 
 def write_commands(
@@ -78,52 +138,25 @@ def write_commands(
     token: str | None,
     check_owner: Callable[[sqlite3.Connection], None],
 ) -> None:
-    """The statements of a batch of command writes (inside a transaction), the log rows only
-    while the owner lease carries ``token`` (None: a store without a lease); otherwise
-    ``check_owner`` says why (StoreOwnerLost).
-
-    A batch of n writes is one multi-row INSERT and one multi-row UPDATE ... FROM, not 2n
-    statements, and the INSERT checks the lease itself: every statement releases and retakes the
-    GIL, and under load each retake can wait a whole switch interval (5 ms) for the busy
-    event-loop thread."""
-    if len({w.game_id for w in writes}) != len(writes):
-        # two commands of one game in one batch: in their order, one game row at a time
-        for write in writes:
-            write_commands(conn, [write], token, check_owner)
-        return
-    per_statement = max(1, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // 8)
-    for first in range(0, len(writes), per_statement):
-        chunk = writes[first : first + per_statement]
-        log_params: list[Any] = []
-        game_params: list[Any] = []
-        for w in chunk:
-            log_params += (w.game_id, w.seq, w.seat, w.text, w.at)
-            game_params += (
-                w.game_id,
-                w.seq,
-                w.status,
-                w.deadline,
-                int(w.reminder_sent),
-                w.at,
-                w.snapshot_json,
-                int(w.activity),
-            )
-        rows = _values(len(chunk), 5)
-        if token is None:
-            insert, params = f"{_INSERT_COMMANDS}VALUES {rows}", log_params
-        else:
-            insert, params = f"{_INSERT_COMMANDS}SELECT * FROM (VALUES {rows}){_OWNED}", log_params
-            params.append(token)
+    """The statements of a batch of command writes, the log rows only while the owner lease
+    carries ``token`` (None: a store without a lease); otherwise ``check_owner`` says why
+    (StoreOwnerLost). Inside a transaction, or alone in autocommit mode when
+    :func:`single_statement` says so. Refusals are StoreConflict / StoreOwnerLost."""
+    for sql, params in _command_rows(conn, writes, token):
         try:
-            inserted = conn.execute(insert, params).rowcount
+            conn.execute(sql, params)
         except sqlite3.IntegrityError as exc:
+            reason = str(exc)
+            if "rummy:owner" in reason:
+                check_owner(conn)  # raises StoreOwnerLost, naming the holder
+                raise StoreOwnerLost(
+                    "this process no longer owns the database; nothing was saved"
+                ) from None
+            if "rummy:seq" in reason:
+                raise StoreConflict(
+                    "a command's seq is not the next one of its playing game"
+                ) from None
             raise StoreConflict(f"command already logged: {exc}") from exc
-        if inserted != len(chunk):  # the lease is not ours any more
-            check_owner(conn)
-            raise StoreOwnerLost("this process no longer owns the database; nothing was saved")
-        cur = conn.execute(_UPDATE_GAMES.format(_values(len(chunk), 8)), game_params)
-        if cur.rowcount != len(chunk):
-            raise StoreConflict("a command's seq is not the next one of its game")
     result_rows = [
         (
             r.game_id,
