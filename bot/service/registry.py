@@ -134,7 +134,7 @@ class GameRegistry:
 
     async def resume(self, only: Callable[[GameRecord], bool] | None = None) -> list[LiveGame]:
         """Load every unfinished stored game into memory (with ``only``: those it accepts, e.g.
-        the games of this process's shards; a game already in memory stays as it is). The games
+        the games of this process's shards, and not those already in memory). The games
         set aside before stay aside; one that cannot be read or continued is quarantined now.
         Returns the games loaded."""
         with contextlib.suppress(StoreError):
@@ -150,7 +150,7 @@ class GameRegistry:
             await self.set_aside(game_id, f"its row cannot be read: {reason}")
         loaded: list[LiveGame] = []
         for record in records:
-            if (only is not None and not only(record)) or record.id in self.games:
+            if only is not None and (not only(record) or record.id in self.games):
                 continue
             try:
                 live = await self.load(record)
