@@ -259,3 +259,27 @@ async def test_a_table_left_open_by_a_stop_is_closed_at_the_next_start(
         )
         assert fake.channels[thread.id].archived
         assert fake.channels[thread.id].name == title
+
+
+async def test_rematch_keeps_the_romme_sitting(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    fake = fake_discord
+    bot = make_bot(tmp_path / "db.sqlite3", seed=5)
+    async with running(bot):
+        from bot.discord.tables import tables_of
+
+        new = subcommand("new", option("preset", "romme"), option("bots", 1))
+        await slash(fake, OWNER_ID, CHANNEL_ID, "rummy", [new])
+        [game_id] = bot.service.live_game_ids()
+        thread = fake.threads_in(CHANNEL_ID)[-1]
+        lobby = lobby_message(fake, game_id)
+        await click(fake, OWNER_ID, lobby.id, f"rummy:lobby:start:{game_id}")
+        await play_out(fake, bot, game_id, thread.id, "medium")
+        await tables_of(bot).wait_closed()
+        said = await click(fake, OWNER_ID, lobby.id, f"rummy:rematch:{game_id}")
+        [new_id] = bot.service.live_game_ids()
+        new_thread = fake.threads_in(CHANNEL_ID)[-1]
+        assert said == f"The game has started: <#{new_thread.id}>"
+        await play_out(fake, bot, new_id, new_thread.id, "medium")
+        await tables_of(bot).wait_closed()
+        sitting = await bot.service.league.sitting(str(GUILD_ID), str(CHANNEL_ID))
+        assert sitting.game_ids == (game_id, new_id) and sitting.closed_at is None
