@@ -29,6 +29,7 @@ import os
 import sys
 from pathlib import Path
 
+from .ops.logs import configure_logging
 from .service.games import DEFAULT_VARIANT, variant_names
 from .settings import Settings
 
@@ -224,11 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:  # a bad DATABASE_URL, SHARD_IDS...: one line, no traceback
         print(f"rummy-bot: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=getattr(logging, settings.log_level.upper(), logging.INFO)
+    configure_logging(  # LOG_FORMAT=json: every command's log lines are JSON objects
+        settings.log_level
         if args.command is None and settings.discord_token and not args.console
         else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        settings.log_format,
     )
     code = _run(args, settings)
     _leave_no_database_thread(code)

@@ -46,8 +46,9 @@ def formatter(fmt: str) -> logging.Formatter:
     raise ValueError(f"LOG_FORMAT must be text or json, not {fmt!r}")
 
 
-def configure_logging(level: str, fmt: str = "text", stream: IO[str] | None = None) -> None:
-    """The root logger at ``level`` (a name such as ``INFO``; unknown: INFO) writing ``fmt``
+def configure_logging(level: str | int, fmt: str = "text", stream: IO[str] | None = None) -> None:
+    """The root logger at ``level`` (a number, or a name such as ``INFO``; an unknown name:
+    INFO) writing ``fmt``
     lines to ``stream`` (default: stderr). Replaces the handler an earlier call (or
     ``logging.basicConfig``) installed; handlers of others (a test's capture) stay."""
     root = logging.getLogger()
@@ -57,4 +58,6 @@ def configure_logging(level: str, fmt: str = "text", stream: IO[str] | None = No
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(formatter(fmt))
     root.addHandler(handler)
-    root.setLevel(getattr(logging, str(level).upper(), logging.INFO))
+    if not isinstance(level, int):
+        level = getattr(logging, str(level).upper(), logging.INFO)
+    root.setLevel(level)

@@ -133,3 +133,18 @@ def test_the_operations_settings():
     found = Settings.from_mapping({"METRICS_PORT": " 9108 ", "LOG_FORMAT": "JSON"})
     assert (found.metrics_port, found.metrics_host, found.log_format) == (9108, "0.0.0.0", "json")
     assert Settings.from_mapping({"METRICS_HOST": "127.0.0.1"}).metrics_host == "127.0.0.1"
+
+
+def test_every_rummy_bot_command_honours_log_format(root_logging, tmp_path, monkeypatch):
+    """``rummy-bot <command>`` configures the root logger from LOG_FORMAT too (not only the
+    bot): here ``verify-db`` of a missing file (it reports it, exit 1)."""
+    from bot import cli
+
+    monkeypatch.chdir(tmp_path)
+    for name in SETTINGS_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LOG_FORMAT", "json")
+    assert cli.main(["verify-db", "--db", str(tmp_path / "missing.sqlite3")]) == 1
+    mine = [h for h in logging.getLogger().handlers if type(h) is logging.StreamHandler]
+    assert len(mine) == 1 and isinstance(mine[0].formatter, JsonFormatter)
+    assert logging.getLogger().level == logging.WARNING
