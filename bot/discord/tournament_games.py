@@ -79,16 +79,20 @@ class TournamentGames:
     ) -> list[tuple[int, int, str]]:
         """Remember that the bot plays this tournament here and open every table's next game;
         (table, game number, thread mention) of each game opened."""
-        await self.bot.service.set_adapter_data(
-            NAMESPACE,
-            f"{guild}:{tournament_id}",
-            {
-                "guild": guild,
-                "tournament": tournament_id,
-                "channel_id": channel_id,
-                "host": organiser,
-            },
-        )
+        key = f"{guild}:{tournament_id}"
+        known = await self.bot.service.adapter_data(NAMESPACE, key) or {}
+        state = await self.bot.league.core.tournament(guild, tournament_id)
+        # rounds told before this one (a tournament created afresh under its name starts over)
+        told = [n for n in known.get("rounds_told") or [] if n < len(state.rounds)]
+        plan = {
+            **known,
+            "rounds_told": told,
+            "guild": guild,
+            "tournament": tournament_id,
+            "channel_id": channel_id,
+            "host": organiser,
+        }
+        await self.bot.service.set_adapter_data(NAMESPACE, key, plan)
         return await self._open_all(guild, tournament_id)
 
     async def _open_all(self, guild: str, tournament_id: str) -> list[tuple[int, int, str]]:
