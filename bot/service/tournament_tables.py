@@ -79,15 +79,23 @@ class TournamentTables:
         if current is None:
             return None
         table = current.table(table_number)
-        if table.complete:
+        if table.complete or await self.running_game(guild, tournament_id, table_number):
             return None
-        number = len(table.games)
+        return current.number, len(table.games), table.seats
+
+    async def running_game(self, guild: str, tournament_id: str, table_number: int) -> str | None:
+        """The id of the table's game being played in the service now (None: none)."""
+        state = await self.league.tournament(guild, tournament_id)
+        current = state.current_round
+        if current is None:
+            return None
+        number = len(current.table(table_number).games)
         for link in await self.league.tournament_games(guild, tournament_id):
             if (link.round, link.table, link.number) == (current.number, table_number, number):
                 record = await self.service.game_record(link.game_id)
                 if record is not None and record.status in ("lobby", "playing"):
-                    return None
-        return current.number, number, table.seats
+                    return link.game_id
+        return None
 
     async def open_game(
         self,

@@ -63,6 +63,15 @@ async def test_round_played_as_bot_games_with_a_restart(
         [running_game] = bot.service.live_game_ids()
         seats = bot.service.seats(running_game)
         assert [s.is_bot for s in seats].count(False) == 1
+        # the organiser cannot enter that table's game by hand while the bot plays it
+        record = subcommand(
+            "record", option("table", 1), option("tiles_left", "0 3 5"), option("winner", 1)
+        )
+        _, said = await slash(fake, OWNER_ID, CHANNEL_ID, "tournament", [record])
+        thread_of = bot.games.get(running_game).thread_id
+        assert said.startswith(f"Table 1 is playing its game in the bot (<#{thread_of}>)")
+        state = await bot.service.league.tournament(GUILD, "Cup")
+        assert len(state.current_round.table(1).games) == 0
         # the game's computer seats are the tournament's computer players, named alike
         bots = sorted((s.player_id, s.name) for s in seats if s.is_bot)
         assert bots == [("bot:easy:1", "Computer 1"), ("bot:easy:2", "Computer 2")]

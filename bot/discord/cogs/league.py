@@ -323,6 +323,18 @@ class LeagueCog(commands.Cog):
         if data is None:
             return
         guild, tournament_id = str(interaction.guild.id), data[0]
+        try:
+            busy = await tournament_tables_of(self.bot).tables.running_game(
+                guild, tournament_id, table
+            )
+        except LeagueError:
+            busy = None  # no such table: the league's own answer follows
+        if busy is not None:
+            info = await self.bot.games.fetch(self.bot.service, busy)
+            where = f"<#{info.thread_id}>" if info and info.thread_id else busy
+            text = t("discord.lobby.tournament_table_busy", lang, table=table, thread=where)
+            await self.bot.actions.answer(interaction, text)
+            return
         figures = numbers(values)
         if figures is None or (action != "neutralise" and not figures):
             await self.bot.actions.answer(
