@@ -42,7 +42,6 @@ from ..base import (
     Store,
     StoreConflict,
     StoreError,
-    StoreFenced,
     StoreInvalid,
     StoreLocked,
     StoreOwnerLost,
@@ -53,12 +52,16 @@ from ..lease import (
     OWNER_COLUMNS,
     SHARD_COLUMNS,
     ShardLease,
+    acquire_steps,
+    check_fence,
     holder_alive,
     holder_text,
+    keep_held,
     owner_from_row,
     process_facts,
     shard_lease_from_row,
     shard_of,
+    shard_range_error,
 )
 from ..reads import GAME_COLUMNS
 from ..records import (
@@ -512,24 +515,7 @@ class PostgresStore(PgReads, Store):
             sorted(needed),
             self._holder,
         )
-        stored = {int(r[0]): int(r[1]) for r in rows}
-        fenced = {s for s in needed if s not in self._held or stored.get(s) != self._held[s]}
-        if not fenced:
-            return
-        lost = sorted(s for s in fenced if s in self._held)
-        for shard in lost:
-            self._held.pop(shard, None)
-        names = ", ".join(map(str, sorted(fenced)))
-        why = (
-            "another process took its lease over"
-            if lost
-            else "this process does not hold its lease"
-        )
-        raise StoreFenced(
-            f"shard {names} of {self.path}: {why}; nothing was saved (that shard's games run "
-            "in another process now)",
-            shards=frozenset(fenced),
-        )
+        check_fence(needed, self._held, {int(r[0]): int(r[1]) for r in rows}, self.path)
 
     async def _refuse_live_owner(self, conn: asyncpg.Connection) -> None:
         """A sharded store never writes beside a live whole-database owner."""
@@ -557,10 +543,9 @@ class PostgresStore(PgReads, Store):
     ) -> dict[int, int]:
         self._sharded("taking shard leases")
         count = self.shard_count or 1
-        wanted = sorted(set(shards))
-        bad = [s for s in wanted if not isinstance(s, int) or not 0 <= s < count]
-        if bad:
-            raise StoreInvalid(f"shard(s) {bad} outside 0-{count - 1} (shard_count {count})")
+        wrong = shard_range_error(shards, count)
+        if wrong:
+            raise StoreInvalid(wrong)
         holder = self._holder
         started, _ = process_facts(os.getpid())
 
@@ -569,22 +554,13 @@ class PostgresStore(PgReads, Store):
             await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
             await self._refuse_live_owner(conn)
             rows = {lease.shard: lease for lease in await read_shard_leases(conn, lock=True)}
-            for lease in rows.values():
-                if lease.shard_count != count and not lease.free(now):
-                    raise StoreLocked(
-                        f"{self.path} is run with SHARD_COUNT={lease.shard_count} by "
-                        f"{lease.text(now)}, not {count}: use one SHARD_COUNT for every process"
-                    )
+            steps = acquire_steps(
+                rows, shards, holder=holder, held=self._held, now=now, count=count, where=self.path
+            )
             expires = now + lease_seconds
             taken: dict[int, int] = {}
-            for shard in wanted:
-                row = rows.get(shard)
-                if (
-                    row is not None
-                    and row.holder == holder
-                    and row.released is None
-                    and self._held.get(shard) == row.token
-                ):
+            for shard, token, renew in steps:
+                if renew:
                     await conn.execute(
                         "UPDATE shard_leases SET heartbeat = $1, expires = $2 WHERE shard = $3 "
                         "AND holder = $4 AND token = $5",
@@ -592,20 +568,9 @@ class PostgresStore(PgReads, Store):
                         expires,
                         shard,
                         holder,
-                        row.token,
-                    )
-                    continue
-                if row is not None and not row.free(now):
-                    continue  # a live holder elsewhere
-                token = 1 if row is None else row.token + 1
-                if row is not None and row.released is None:
-                    log.warning(
-                        "%s: taking shard %d over from %s (fencing token %d)",
-                        self.path,
-                        shard,
-                        row.text(now),
                         token,
                     )
+                    continue
                 await conn.execute(
                     f"INSERT INTO shard_leases ({SHARD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, "
                     "$6, $7, $8, $9, NULL, $10, $11) ON CONFLICT (shard) DO UPDATE SET "
@@ -627,7 +592,7 @@ class PostgresStore(PgReads, Store):
                     started,
                 )
                 taken[shard] = token
-            self._held.update(taken)
+            self._held.update(taken)  # only once the transaction's statements ran
             return await self._still_held(conn)
 
         return await self._transaction(work, "taking shard leases")
@@ -638,12 +603,7 @@ class PostgresStore(PgReads, Store):
             "SELECT shard, token FROM shard_leases WHERE holder = $1 AND released IS NULL",
             self._holder,
         )
-        stored = {int(r[0]): int(r[1]) for r in rows}
-        for shard, token in list(self._held.items()):
-            if stored.get(shard) != token:
-                log.error("%s: the lease of shard %d was taken over", self.path, shard)
-                self._held.pop(shard, None)
-        return dict(self._held)
+        return keep_held(self._held, {int(r[0]): int(r[1]) for r in rows}, self.path)
 
     async def renew_shards(self, *, now: float, lease_seconds: float) -> dict[int, int]:
         self._sharded("renewing shard leases")
