@@ -22,7 +22,12 @@ games: ``romme``, ``rummy``):
   then picks from the discard stock when a tile completes or extends a combination (source
   text 000, "Aufnehmen"), discards dead tiles and doubles whose twin is on the table
   ("Ablegen"), and in Stein Plus lays and claims its groups of four (a claim helps nobody
-  else). Card games: it discards what the others cannot use.
+  else). Card games (:mod:`engine.card.strong`): it *holds* as well, for the same reason
+  (whatever lies on the table is laid off on by everyone): it lays nothing until the whole hand
+  goes in one turn (classic Rummy: going rummy; Rommé: a Hand-Rommé, which needs no 40-point
+  opening and doubles the others' penalties), keeps every card the best plan would use, takes
+  the top discard when the plan then uses one card more, and discards the card least worth
+  keeping by the live (unseen) cards that could complete it, avoiding cards the others could use.
 
 A turn may take several calls: a player that has to draw first returns only the draw (the cards
 or tiles drawn are not known before), and is asked again for the rest of the turn, exactly as the
@@ -41,6 +46,7 @@ from collections.abc import Sequence
 
 from .autoplay import accepts, checked_tile_turn, disjoint_melds, random_tile_turn
 from .card.scoring import card_penalty
+from .card.strong import strong_card_play, wants_top
 from .cardplan import CardPlan, candidate_card_melds, plan_for_turn
 from .errors import RummyError
 from .melds import MeldSpec, readings
@@ -832,7 +838,6 @@ def _knock_meld(game, seat: int) -> str:
 
 def _card_plan(game, seat: int, level: str) -> CardPlan:
     picked = game.turn["picked"]
-    objective = "value" if level == "strong" and game.rules.scoring == "penalty" else "count"
     return plan_for_turn(
         game.faces(game.racks[seat]),
         game.table_faces(),
@@ -844,7 +849,6 @@ def _card_plan(game, seat: int, level: str) -> CardPlan:
         fits=lambda i, cards: game.fits(i + 1, cards),
         penalty=card_penalty(game.rules),
         undiscardable=game.deck[picked] if picked is not None else None,
-        objective=objective,  # type: ignore[arg-type]
     )
 
 
@@ -858,6 +862,8 @@ def _card_draw(game, seat: int, level: str, rng: random.Random) -> str:
         return "pick" if rng.random() < 0.2 or not game.pool else "draw"
     if not game.pool:
         return "pick"
+    if level == "strong":
+        return "pick" if wants_top(game, seat) else "draw"
     hand = game.faces(game.racks[seat])
     if top.is_joker:
         return "pick"
@@ -877,6 +883,8 @@ def _completes_cards(hand: Sequence[Face], card: Face, mode: str) -> bool:
 
 
 def _card_play(game, seat: int, level: str, rng: random.Random) -> list[str]:
+    if level == "strong":
+        return strong_card_play(game, seat, rng)
     hand = game.faces(game.racks[seat])
     easy = level == "easy"
     plan = _easy_card_plan(game, seat, rng) if easy else _card_plan(game, seat, level)
@@ -889,9 +897,7 @@ def _card_play(game, seat: int, level: str, rng: random.Random) -> list[str]:
     choices = list(left)
     if banned is not None and banned in choices and choices.count(banned) == 1:
         choices.remove(banned)
-    if level == "strong":
-        card = _strong_card_discard(game, seat, choices, left, rng)
-    elif level == "medium":
+    if level == "medium":
         card = _card_discard_by_partners(game, choices, left, rng)
     else:
         card = rng.choice(choices)
@@ -947,29 +953,4 @@ def _card_discard_by_partners(game, choices, hand, rng) -> Face:
     penalty = card_penalty(game.rules)
     mode = game.rules.run_mode
     scored = [(_card_usefulness(c, hand, mode), -penalty(c), rng.random(), c) for c in set(choices)]
-    return min(scored)[3]
-
-
-def _strong_card_discard(game, seat: int, choices, hand, rng) -> Face:
-    """Strong's discard: a card the hand cannot use (its melds dead: the cards it needs are on
-    the table or discarded), high penalty first, and never one the next player could lay off on
-    the table at once."""
-    penalty = card_penalty(game.rules)
-    mode = game.rules.run_mode
-    seen = Counter(f for m in game.table_faces() for f in m)
-    seen.update(game.faces(game.discards))
-    total = Counter(game.deck.faces)
-    scored = []
-    for c in set(choices):
-        if c.is_joker:
-            scored.append((999.0, 0, 0.0, c))
-            continue
-        use = _card_usefulness(c, hand, mode)
-        live = 0
-        for s in range(4):
-            f = type(c)(s, c.rank)
-            if s != c.suit:
-                live += total[f] - seen[f]
-        helps = any(game.fits(i + 1, [c]) for i in range(len(game.table)))
-        scored.append((use + 0.05 * live + (3.0 if helps else 0.0), -penalty(c), rng.random(), c))
     return min(scored)[3]

@@ -4,6 +4,7 @@ copy of the game before it is offered."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..cardplan import CardPlan, Keep, best_card_plan, candidate_card_melds
 from ..pieces import Face, format_faces
 from .scoring import card_penalty, romme_hand_penalty
+from .strong import choose_discard, keep_value, live_outs, strong_card_play, unseen_cards
 from .table import swap_position
 
 if TYPE_CHECKING:
@@ -94,11 +96,31 @@ def card_hint(game: CardGame, seat: int) -> CardHint:
     if not options:  # not reached while the turn can always be ended by a discard
         return _hint("reset", len(game.racks[seat]), "reset_first")
     left, _, _, (text,), why, played = min(options, key=lambda o: o[:3])
+    if played > 0 and left > 0:
+        why = [*why, *_hold_words(game, seat)]
     if played > 0:
         head = {"key": "hint.card.head.played", "count": played}
     else:
         head = {"key": "hint.card.head.nothing"}
     return _hint(text, left, "play", head=head, why={"items": why, "sep": ""})
+
+
+def _hold_words(game: CardGame, seat: int) -> Why:
+    """The strong player's alternative to laying melds that do not end the game: keep them in
+    hand and only discard (:func:`engine.card.strong.strong_card_play`), offered as a tip when
+    the engine accepts it. Whatever lies on the table is laid off on by the others; a hand kept
+    whole goes out in one turn (Rummy: going rummy; Rommé: a Hand-Rommé without the 40-point
+    minimum, the others' penalties double)."""
+    if game.turn["history"]:
+        return []
+    rng = random.Random(f"{game.seed}:{game.turn_no}:{seat}:hint")
+    alt = strong_card_play(game, seat, rng)
+    if len(alt) != 1 or not alt[0].startswith("discard "):
+        return []
+    if _accepted(game, seat, alt[0]) is None:
+        return []
+    key = "hint.card.why.hold_romme" if game.rules.must_open else "hint.card.why.hold"
+    return [{"key": key, "alt": alt[0]}]
 
 
 def _accepted(game: CardGame, seat: int, text: str) -> CardGame | None:
@@ -171,24 +193,40 @@ def _opening_words(game: CardGame, plan: CardPlan) -> Why:
 
 
 def _discard_choice(game: CardGame, left: list[Face]) -> tuple[Face, dict[str, Any]]:
-    """The card to discard from ``left`` and why: never the card just picked (unless a second
-    copy), never a joker while another card is left; the fewest partners (cards of the hand
-    that could share a meld with it), then the highest penalty."""
+    """The card to discard from ``left`` and why (the strong player's choice,
+    :func:`engine.card.strong.choose_discard`): never the card just picked (unless a second
+    copy), never a joker while another card is left; the card least worth keeping by the live
+    cards that could still complete a meld with it (unseen cards: not in this hand, on the table
+    or in the discard pile), avoiding one the next player could lay off at once; ties: the
+    highest penalty. The reason: its partners are all gone (``dead``), it has no partner in the
+    hand (``no_partner``), or only so many unseen cards would complete it (``outs``)."""
     banned = _undiscardable(game)
     choices = list(left)
     if banned is not None and choices.count(banned) == 1 and len(choices) > 1:
         choices.remove(banned)
     if any(not f.is_joker for f in choices):
         choices = [f for f in choices if not f.is_joker]
+    seat = game.current
     penalty = card_penalty(game.rules)
-    mode = game.rules.run_mode
-    scored = sorted(set(choices), key=lambda c: (_partners(c, left, mode), -penalty(c), c))
-    card = scored[0]
+    rng = random.Random(f"{game.seed}:{game.turn_no}:{seat}:hint")
+    card = choose_discard(game, seat, choices, left, rng)
     if len(left) == 1:
         return card, {"key": "hint.card.why.last_card"}
-    partners = _partners(card, left, mode)
-    key = "no_partner" if partners == 0 else "fewest_partners"
-    return card, {"key": f"hint.card.why.{key}", "card": str(card), "count": penalty(card)}
+    points = penalty(card)
+    unseen = unseen_cards(game, seat)
+    wrap = game.rules.run_mode == "wrap"
+    hand = Counter(left)
+    if keep_value(card, hand, unseen, wrap) == 0:
+        points_words = {"key": "hint.card.points", "count": points}
+        return card, {"key": "hint.card.why.dead", "card": str(card), "points": points_words}
+    if _partners(card, left, game.rules.run_mode) == 0:
+        return card, {"key": "hint.card.why.no_partner", "card": str(card), "count": points}
+    return card, {
+        "key": "hint.card.why.outs",
+        "card": str(card),
+        "points": {"key": "hint.card.points", "count": points},
+        "count": live_outs(card, hand, unseen, wrap),
+    }
 
 
 def _partners(card: Face, hand: Sequence[Face], mode: str) -> int:
