@@ -82,7 +82,14 @@ from ..writes import settle_batch
 from .errors import connect_error, is_connection_error, pg_error, safe_url
 from .reads import PgReads, Query, check_status, check_text
 from .schema import LOCK_KEY, check_identity, identity, migrate
-from .writes import KV_UPSERT, lock_kv_ranges, row_count, run_kv_hook, write_commands
+from .writes import (
+    KV_UPSERT,
+    call_write_function,
+    lock_kv_ranges,
+    row_count,
+    run_kv_hook,
+    write_commands,
+)
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -946,29 +953,11 @@ class PostgresStore(PgReads, Store):
             if any(s not in self._held for s in needed):
                 return None  # the transaction raises StoreFenced, naming them
             holder, shards, tokens = self._holder, needed, [self._held[s] for s in needed]
-        ordered = sorted(writes, key=lambda w: w.game_id)
-        args = (
-            self._token if self.shard_count is None else None,
-            holder,
-            shards,
-            tokens,
-            [w.game_id for w in ordered],
-            [w.seq for w in ordered],
-            [w.seat for w in ordered],
-            [w.text for w in ordered],
-            [w.at for w in ordered],
-            [w.status for w in ordered],
-            [w.deadline for w in ordered],
-            [w.reminder_sent for w in ordered],
-            [w.snapshot_json for w in ordered],
-            [w.activity for w in ordered],
-        )
+        owner_token = self._token if self.shard_count is None else None
 
         async def call(conn: asyncpg.Connection) -> None:
-            await conn.execute(
-                "SELECT rummy_write_commands($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-                "$12, $13, $14)",
-                *args,
+            await call_write_function(
+                conn, writes, owner_token=owner_token, holder=holder, shards=shards, tokens=tokens
             )
 
         return call

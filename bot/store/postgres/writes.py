@@ -13,21 +13,10 @@ from ..base import StoreConflict
 from ..reads import _json_column
 from ..records import CommandWrite, KvHook, KvRow
 
-_INSERT_COMMANDS = (
-    "INSERT INTO commands (game_id, seq, seat, text, at) "
-    "SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::float8[])"
-)
-
-_UPDATE_GAMES = (
-    "UPDATE games SET seq = v.seq, status = v.status, deadline = v.deadline, "
-    "reminder_sent = v.reminder_sent, updated_at = v.at, "
-    "snapshot_json = COALESCE(v.snapshot, games.snapshot_json), "
-    "snapshot_seq = CASE WHEN v.snapshot IS NULL THEN games.snapshot_seq ELSE v.seq END, "
-    "last_activity = CASE WHEN v.activity THEN v.at ELSE games.last_activity END "
-    "FROM unnest($1::text[], $2::int[], $3::text[], $4::float8[], $5::bool[], $6::float8[], "
-    "$7::text[], $8::bool[]) AS v (id, seq, status, deadline, reminder_sent, at, snapshot, "
-    "activity) "
-    "WHERE games.id = v.id AND games.seq = v.seq - 1 AND games.status = 'playing'"
+#: one batch of command writes in ONE statement: the function of migration 0003 (the lease
+#: check when given, the log rows, the game rows; SQLSTATE RUM03 when a seq does not fit)
+_WRITE_FUNCTION = (
+    "SELECT rummy_write_commands($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
 )
 
 _INSERT_RESULTS = (
@@ -84,6 +73,49 @@ def row_count(status: str) -> int:
         return 0
 
 
+async def call_write_function(
+    conn: asyncpg.Connection,
+    writes: Sequence[CommandWrite],
+    *,
+    owner_token: str | None = None,
+    holder: str | None = None,
+    shards: Sequence[int] = (),
+    tokens: Sequence[int] = (),
+) -> None:
+    """The log rows and game rows of ``writes`` (distinct games) as one call of
+    ``rummy_write_commands``, which first checks the owner lease (``owner_token``) or the
+    shard leases (``holder`` with ``shards`` and their ``tokens``) when given. A seq that does
+    not fit, a command logged already or a game that does not exist is a StoreConflict; a lease
+    that is not ours raises the function's RUM01 / RUM02 (asyncpg's error)."""
+    ordered = sorted(writes, key=lambda w: w.game_id)  # one lock order for every batch
+    try:
+        await conn.execute(
+            _WRITE_FUNCTION,
+            owner_token,
+            holder,
+            list(shards),
+            list(tokens),
+            [w.game_id for w in ordered],
+            [w.seq for w in ordered],
+            [w.seat for w in ordered],
+            [w.text for w in ordered],
+            [w.at for w in ordered],
+            [w.status for w in ordered],
+            [w.deadline for w in ordered],
+            [w.reminder_sent for w in ordered],
+            [w.snapshot_json for w in ordered],
+            [w.activity for w in ordered],
+        )
+    except asyncpg.UniqueViolationError as exc:
+        raise StoreConflict(f"command already logged: {exc}") from None
+    except asyncpg.ForeignKeyViolationError as exc:
+        raise StoreConflict(f"a command of a game that does not exist: {exc}") from None
+    except asyncpg.PostgresError as exc:
+        if getattr(exc, "sqlstate", None) == "RUM03":
+            raise StoreConflict("a command's seq is not the next one of its game") from None
+        raise
+
+
 async def write_commands(conn: asyncpg.Connection, writes: Sequence[CommandWrite]) -> None:
     """The statements of a batch of command writes (inside the caller's transaction, after its
     lease check). Two commands of one game go one after the other, in their order."""
@@ -94,33 +126,7 @@ async def write_commands(conn: asyncpg.Connection, writes: Sequence[CommandWrite
         for write in writes:
             await write_commands(conn, [write])
         return
-    ordered = sorted(writes, key=lambda w: w.game_id)  # one lock order for every batch
-    try:
-        await conn.execute(
-            _INSERT_COMMANDS,
-            [w.game_id for w in ordered],
-            [w.seq for w in ordered],
-            [w.seat for w in ordered],
-            [w.text for w in ordered],
-            [w.at for w in ordered],
-        )
-    except asyncpg.UniqueViolationError as exc:
-        raise StoreConflict(f"command already logged: {exc}") from None
-    except asyncpg.ForeignKeyViolationError as exc:
-        raise StoreConflict(f"a command of a game that does not exist: {exc}") from None
-    changed = await conn.execute(
-        _UPDATE_GAMES,
-        [w.game_id for w in ordered],
-        [w.seq for w in ordered],
-        [w.status for w in ordered],
-        [w.deadline for w in ordered],
-        [w.reminder_sent for w in ordered],
-        [w.at for w in ordered],
-        [w.snapshot_json for w in ordered],
-        [w.activity for w in ordered],
-    )
-    if row_count(changed) != len(ordered):
-        raise StoreConflict("a command's seq is not the next one of its game")
+    await call_write_function(conn, writes)
     result_rows = [
         (
             r.game_id,
