@@ -272,6 +272,10 @@ class Delivery:
         if batch.over is not None:
             await self.public(info, batch.over.message(lang), report)
             await self.bot.league.after_game(info, batch.over, lang)
+            # a finished game's DMs and picture are not touched again
+            self._shown.pop(info.game_id, None)
+            for key in [k for k in self._racks if k[0] == info.game_id]:
+                del self._racks[key]
 
     # ------------------------------------------------------------------ languages
 
