@@ -139,6 +139,11 @@ class _Batch:
     private: dict[str, list[str]] = field(default_factory=dict)
 
 
+def _where(info: GameInfo) -> dict[str, Any]:
+    """The params of a rack DM's first line: the game, its preset, a link to its thread."""
+    return {"game": info.game_id, "preset": info.preset, "thread": info.thread_url}
+
+
 def _digest(picture: TablePicture) -> bytes:
     return hashlib.blake2b(picture.png, digest_size=16).digest()
 
@@ -528,7 +533,7 @@ class Delivery:
             await self._dm(info, player_id, "\n".join(lines), report)
             return
         lang = await self.person_lang(player_id)
-        where = {"game": info.game_id, "preset": info.preset, "thread": info.thread_url}
+        where = _where(info)
         key = "discord.rack_dm_over" if batch.over is not None else "discord.rack_dm_head"
         text = [t(key, lang, **where), *lines]
         pieces = self.bot.service.rack(info.game_id, player_id)
@@ -549,7 +554,7 @@ class Delivery:
             if old is None:
                 continue
             lang = await self.person_lang(player_id)
-            where = {"game": info.game_id, "preset": info.preset, "thread": info.thread_url}
+            where = _where(info)
             lines = [t("discord.rack_dm_over", lang, **where)]
             pieces = left[seat] if seat < len(left) else []
             if pieces:
@@ -598,7 +603,7 @@ class Delivery:
         if not rack.to.isdigit():
             return  # computer players have no inbox
         lang = rack.lang
-        where = {"game": info.game_id, "preset": info.preset, "thread": info.thread_url}
+        where = _where(info)
         old = await self.rack_message(info.game_id, rack.to)
         if over:
             if old is None:
