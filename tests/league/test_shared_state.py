@@ -24,7 +24,6 @@ from bot.store import GameRecord, Seat, ShardPlan, Store, shard_of
 from bot.store.records import dumps
 from engine.game import Result
 from engine.rules import preset as rules_preset
-from tests.pg import pg_server, pg_url  # noqa: F401 - the session's PostgreSQL server
 from tests.store_contract.factories import FACTORIES, StoreFactory
 
 T0 = 1_700_000_000.0

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from bot.store import Store
-from tests.pg import pg_server, pg_url  # noqa: F401 - the session's PostgreSQL server
 from tests.store_contract.factories import FACTORIES, StoreFactory
 
 
