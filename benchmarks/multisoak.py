@@ -14,6 +14,11 @@ itself with tests/pg.py, fsync on, unless ``--db`` names one):
    Every ``--kill-after`` seconds (uniform between the two numbers) one live process is SIGKILLed
    and started again at once with the same shards (it resumes its games: its old lease is free
    as soon as its process is gone), until ``--kills`` kills are done; then all play to the end.
+   ``--pauses`` of the kills are preceded by a pause: the process is SIGSTOPped, its replacement
+   started, and once the replacement has taken its shards over (their fencing tokens grew: at
+   most one ``--lease`` after the last renewal, plus its start-up) it is SIGCONTed: its writes are fenced (a later one would show as doubled or missing) and it drops
+   its games (``ended_by_itself``: it also ended, having no game left to wait for; one still
+   waiting to start a game of its shards is killed after 3 leases).
    Each process appends every acknowledged command to a file of its own (``game, seq, text,
    latency``; written right after the commit, before anything else is done with it) outside the
    database.
@@ -102,19 +107,23 @@ def _ranges(shards: int, procs: int) -> list[list[int]]:
 
 
 class Worker:
-    """One worker slot: its shards, its ack file, its current process."""
+    """One worker slot: its shards, its current process, an ack file per process started."""
 
-    def __init__(self, slot: int, ids: list[int], ack: Path, base: list[str]) -> None:
+    def __init__(self, slot: int, ids: list[int], workdir: Path, base: list[str]) -> None:
+        self.url = base[base.index("--db") + 1]
         self.slot = slot
         self.ids = ids
-        self.ack = ack
+        self.workdir = workdir
         self.base = base
         self.proc: subprocess.Popen[str] | None = None
         self.starts = 0
         self.outputs: list[str] = []
+        self.acks: list[Path] = []
 
     def start(self, shard_count: int | None) -> None:
-        command = [*self.base, "--ack", str(self.ack)]
+        ack = self.workdir / f"ack-{self.slot}-{self.starts}.tsv"
+        self.acks.append(ack)
+        command = [*self.base, "--ack", str(ack)]
         if shard_count is not None:
             command += [
                 "--shard-count",
@@ -198,7 +207,8 @@ def _check(
     wrong_shard = 0
     index_of = {g: i for i, g in enumerate(game_ids)}
     for worker in workers:
-        for game_id, seq, text, ms in _read_acks(worker.ack):
+        rows = [row for ack in worker.acks for row in _read_acks(ack)]
+        for game_id, seq, text, ms in rows:
             owners[game_id].add(worker.slot)
             acked[(game_id, seq)].append(text)
             latencies.append(ms)
@@ -231,8 +241,72 @@ def _check(
     }
 
 
+def _pause(victim: Worker, shards: int, args: argparse.Namespace) -> dict[str, Any]:
+    """A paused process: SIGSTOP it, start its replacement (a supervisor that took it for
+    dead), wait past its lease (the replacement takes the shards over), SIGCONT it: it must
+    write nothing more (fenced), drop its games and end. The replacement goes on as the slot's
+    process (the kill that follows hits it)."""
+    old = victim.proc
+    assert old is not None
+    old_ack = victim.acks[-1]
+    before = asyncio.run(_tokens(victim.url))
+    old.send_signal(signal.SIGSTOP)
+    paused = time.perf_counter()
+    stopped = len(_read_acks(old_ack))
+    victim.start(shards)
+    taken = False
+    while time.perf_counter() - paused < args.lease * 20:
+        time.sleep(0.2)
+        now = asyncio.run(_tokens(victim.url))
+        if all(now.get(s, 0) > before.get(s, 0) for s in victim.ids):
+            taken = True
+            break
+    took = time.perf_counter() - paused
+    old.send_signal(signal.SIGCONT)
+    try:
+        old.communicate(timeout=args.lease * 3)
+        ended = True
+    except subprocess.TimeoutExpired:
+        old.kill()
+        old.communicate()
+        ended = False
+    # a commit it had under way when stopped may finish on SIGCONT (it held the database's lock
+    # or the lease row, so the takeover waited for it); anything later is fenced: a later write
+    # would show as doubled or missing in the checks
+    after = len(_read_acks(old_ack))
+    return {
+        "taken_over": taken,
+        "takeover_s": round(took, 1),
+        "acked_after_sigcont": after - stopped,
+        "ended_by_itself": ended,
+    }
+
+
+async def _tokens(url: str) -> dict[int, int]:
+    """shard -> fencing token, as stored now."""
+    from bot.store import StoreError
+    from bot.wiring import store_at
+
+    store = store_at(url, readonly=True, create=False)
+    try:
+        await store.open()
+    except StoreError:  # not made yet
+        return {}
+    try:
+        return {lease.shard: lease.token for lease in await store.shard_leases()}
+    finally:
+        await store.close()
+
+
 def run_store(
-    url: str, args: argparse.Namespace, workdir: Path, *, procs: int, shards: int | None, kills: int
+    url: str,
+    args: argparse.Namespace,
+    workdir: Path,
+    *,
+    procs: int,
+    shards: int | None,
+    kills: int,
+    pauses: int = 0,
 ) -> dict[str, Any]:
     """One run of ``procs`` workers over ``url`` (``shards`` None: one unsharded process)."""
     base = [
@@ -252,12 +326,13 @@ def run_store(
         str(args.bot_pause),
     ]
     ranges = _ranges(shards, procs) if shards is not None else [[]]
-    workers = [Worker(k, ids, workdir / f"ack-{k}.tsv", base) for k, ids in enumerate(ranges)]
+    workers = [Worker(k, ids, workdir, base) for k, ids in enumerate(ranges)]
     rng = random.Random(args.seed)
     started = time.perf_counter()
     for worker in workers:
         worker.start(shards)
     done_kills = 0
+    fenced: list[dict[str, Any]] = []
     low, high = args.kill_after
     try:
         while done_kills < kills:
@@ -266,6 +341,11 @@ def run_store(
             if not alive:
                 break
             victim = rng.choice(alive)
+            # a pause needs a process that holds its leases and moves (it has acknowledged)
+            moving = [w for w in alive if _read_acks(w.acks[-1])]
+            if shards is not None and len(fenced) < pauses and done_kills % 2 == 1 and moving:
+                victim = rng.choice(moving)
+                fenced.append(_pause(victim, shards, args))
             victim.kill()
             done_kills += 1
             victim.start(shards)
@@ -276,6 +356,7 @@ def run_store(
                 worker.kill()
     wall = time.perf_counter() - started
     figures = _check(url, args.games, args.seed, shards, workers)
+    figures["pauses"] = fenced
     figures["kills"] = done_kills
     figures["exit_codes"] = codes
     figures["wall_s"] = round(wall, 1)
@@ -310,7 +391,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--bot-pause", type=float, default=0.0)
     parser.add_argument("--stores", default="sqlite,postgres")
     parser.add_argument("--db", default=None, help="a PostgreSQL URL to use instead of our own")
-    parser.add_argument("--lease", type=float, default=30.0)
+    parser.add_argument("--lease", type=float, default=6.0, help="shard lease seconds")
+    parser.add_argument(
+        "--pauses", type=int, default=2, help="SIGSTOP attacks past the lease (see _pause)"
+    )
     parser.add_argument("--preset", default="rummikub")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=1800.0, help="per worker, at the end")
@@ -347,7 +431,13 @@ def run(argv: list[str] | None = None, echo: bool = False) -> dict[str, Any]:
                 url = url_for(store, f"{store}-{mode}")
                 if mode == "multi":
                     figures = run_store(
-                        url, args, workdir, procs=args.procs, shards=args.shards, kills=args.kills
+                        url,
+                        args,
+                        workdir,
+                        procs=args.procs,
+                        shards=args.shards,
+                        kills=args.kills,
+                        pauses=args.pauses,
                     )
                 else:
                     figures = run_store(url, args, workdir, procs=1, shards=None, kills=0)

@@ -35,7 +35,7 @@ from engine.variants import DEFAULT_VARIANT
 
 from .service import ServiceConfig
 from .settings import parse_shard_ids
-from .store import ShardPlan, shard_of
+from .store import ShardPlan
 from .wiring import open_service
 
 log = logging.getLogger(__name__)
@@ -71,13 +71,13 @@ def soak_shards(count: int | None, ids: str | None) -> ShardPlan | None:
     return ShardPlan.of(count, chosen)
 
 
-async def _shard_held(store: Any, shard: int) -> None:
-    """Wait until the service holds ``shard`` (a dead holder's lease is taken over by the
-    service's lease loop once it ends)."""
+async def _shard_running(service: Any, guild: str) -> None:
+    """Wait until the service runs the games of ``guild``'s shard (a dead holder's lease is
+    taken over by the service's lease loop once it ends, then its games are loaded)."""
     warned = False
-    while shard not in store.held_shards:
+    while not service.shards.runs(guild):
         if not warned:
-            log.warning("shard %d is held by another process; waiting for its lease", shard)
+            log.warning("the shard of guild %s is held by another process; waiting", guild)
             warned = True
         await asyncio.sleep(0.2)
 
@@ -165,7 +165,7 @@ async def run_soak(
             guild = soak_guild_id(index) if shards is not None else None
             async with gate:
                 if shards is not None:
-                    await _shard_held(store, shard_of(guild, shards.count))
+                    await _shard_running(service, guild)
                 status = service.status(game_id)
                 if status is None:
                     made, out = await service.create_game(

@@ -166,6 +166,8 @@ class GameService:
         for live in await registry.resume(only=keeper.owns if keeper is not None else None):
             if downtime > 0 and live.deadline is not None and live.deadline > last_alive:
                 await self.timers.move_deadline(live, live.deadline + downtime)
+        if keeper is not None:
+            keeper.resumed()
         for live in list(registry.games.values()):
             self.computer.schedule(live)
         if run_timers and self._ticker is None:

@@ -44,6 +44,18 @@ class ShardKeeper(ServicePart):
             )
         self.plan = plan
         self._waiting: set[int] = set()  # wanted shards held elsewhere (logged once)
+        self._running: set[int] = set()  # held shards whose games are in memory
+
+    def resumed(self) -> None:
+        """The service's start has loaded the games of every shard held now."""
+        self._running = self.held
+
+    def runs(self, guild_id: str | None) -> bool:
+        """Whether this process runs the games of that guild now: it holds the guild's shard
+        and has loaded its games (a game of a shard just taken over is loaded a moment after
+        the lease is taken)."""
+        shard = shard_of(guild_id, self.plan.count)
+        return shard in self._running and shard in self.store.held_shards
 
     @property
     def held(self) -> set[int]:
@@ -97,6 +109,7 @@ class ShardKeeper(ServicePart):
         held = set(await self.store.renew_shards(now=now, lease_seconds=self.plan.lease_seconds))
         lost = before - held
         if lost:
+            self._running -= lost
             self.registry.drop_shards(lost)
         missing = set(self.plan.ids) - held
         gained: set[int] = set()
@@ -111,11 +124,13 @@ class ShardKeeper(ServicePart):
             gained = set(after) - held
             lost_now = held - set(after)
             if lost_now:
+                self._running -= lost_now
                 self.registry.drop_shards(lost_now)
                 lost |= lost_now
             self._note_waiting(set(after))
         if gained:
             await self.resume(gained, {s: silent[s] for s in gained if s in silent})
+            self._running |= gained
         return lost, gained
 
     async def resume(self, shards: set[int], silent: dict[int, float] | None = None) -> None:
