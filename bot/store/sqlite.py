@@ -60,8 +60,17 @@ from .base import (
     StoreError,
     StoreFenced,
     StoreInvalid,
-    StoreLocked,
     StoreOwnerLost,
+)
+from .common import (
+    game_values,
+    good_games,
+    guard_refusal,
+    open_waiting,
+    owner_lost,
+    refuse_live_holders,
+    refuse_live_owner,
+    with_own_errors,
 )
 from .files import DatabaseFile
 from .lease import (
@@ -72,8 +81,6 @@ from .lease import (
     ShardLease,
     acquire_steps,
     check_fence,
-    holder_alive,
-    holder_text,
     keep_held,
     owner_from_row,
     process_facts,
@@ -257,17 +264,12 @@ class SqliteStore(DatabaseFile, Store):
         its last heartbeat) before :class:`~bot.store.base.StoreLocked` is raised."""
         if self._db is not None:
             return
-        deadline = time.monotonic() + self.lease_wait
-        while True:
-            try:
-                await self._open_once()
-                return
-            except StoreLocked:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise
-                log.info("%s is in use; waiting up to %.0f s for its lease", self.path, left)
-                await asyncio.sleep(min(self.lease_seconds / 6, left))
+        await open_waiting(
+            self._open_once,
+            lease_wait=self.lease_wait,
+            lease_seconds=self.lease_seconds,
+            where=self.path,
+        )
 
     async def _open_once(self) -> None:
         self._deep_check = False
@@ -388,25 +390,13 @@ class SqliteStore(DatabaseFile, Store):
         now = time.time()
         holder = read_owner(conn)
         self.previous_owner = holder
-        if holder is not None and holder_alive(holder, now=now, lease_seconds=self.lease_seconds):
-            raise StoreLocked(
-                f"{self.path} is in use by {holder_text(holder, now)}: stop that process first "
-                f"(a holder that died counts as gone {self.lease_seconds:.0f} s after its last "
-                "heartbeat)",
-                holder=holder,
-            )
-        for lease in read_shard_leases(conn):
-            if not lease.free(now):
-                raise StoreLocked(
-                    f"{self.path} is in use by sharded processes, e.g. {lease.text(now)}: stop "
-                    "them first, or run this one with their SHARD_COUNT and its own SHARD_IDS"
-                )
-        if holder is not None and holder.released is None:
-            log.warning(
-                "%s: taking the owner lease over from %s, which is gone",
-                self.path,
-                holder_text(holder, now),
-            )
+        refuse_live_holders(
+            holder,
+            read_shard_leases(conn),
+            now=now,
+            lease_seconds=self.lease_seconds,
+            where=self.path,
+        )
         token = uuid.uuid4().hex
         started, _ = process_facts(os.getpid())
         conn.execute(
@@ -424,14 +414,7 @@ class SqliteStore(DatabaseFile, Store):
         if row is not None and row[0] == self._token and row[5] is None:
             return
         self._lost = True
-        holder = owner_from_row(row)
-        now = time.time()
-        by = holder_text(holder, now) if holder and holder.released is None else "nobody"
-        raise StoreOwnerLost(
-            f"this process no longer owns {self.path}: the lease is held by {by}; nothing was "
-            "saved; stop this process (the other one runs the games now)",
-            holder=holder,
-        )
+        raise owner_lost(owner_from_row(row), self.path)
 
     async def _keep_lease(self) -> None:
         """Renew the lease every ``lease_seconds / 3`` until closed or lost."""
@@ -570,14 +553,7 @@ class SqliteStore(DatabaseFile, Store):
 
     def _refuse_live_owner(self, conn: sqlite3.Connection) -> None:
         """A sharded store never writes beside a live whole-database owner."""
-        now = time.time()
-        holder = read_owner(conn)
-        if holder is not None and holder_alive(holder, now=now, lease_seconds=self.lease_seconds):
-            raise StoreLocked(
-                f"{self.path} is in use by {holder_text(holder, now)}, which runs every game "
-                "(no SHARD_COUNT): stop it first",
-                holder=holder,
-            )
+        refuse_live_owner(read_owner(conn), lease_seconds=self.lease_seconds, where=self.path)
 
     def _sharded(self, doing: str) -> None:
         self._writable(doing)
@@ -729,27 +705,7 @@ class SqliteStore(DatabaseFile, Store):
                     (
                         f"INSERT INTO games ({GAME_COLUMNS}) VALUES "
                         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            game.id,
-                            game.guild_id,
-                            game.channel_id,
-                            game.thread_id,
-                            game.preset,
-                            game.rules_json,
-                            game.seed,
-                            game.status,
-                            game.created_at,
-                            game.updated_at,
-                            game.host_id,
-                            seats_to_json(game.seats),
-                            game.deadline,
-                            int(game.reminder_sent),
-                            game.last_activity,
-                            game.snapshot_json,
-                            game.snapshot_seq,
-                            game.seq,
-                            canonical_json(game.meta),
-                        ),
+                        game_values(game),
                     )
                 ],
                 f"creating game {game.id}",
@@ -980,14 +936,7 @@ class SqliteStore(DatabaseFile, Store):
             if conn.execute(sql, params).rowcount == 1:
                 return
             row = conn.execute("SELECT status, seq FROM games WHERE id = ?", (game_id,)).fetchone()
-            if row is None:
-                raise StoreError(f"no game {game_id}", code="missing")
-            wanted = " or ".join(expected) if expected else "any status"
-            at_seq = f" at seq {seq}" if seq is not None else ""
-            raise StoreConflict(
-                f"game {game_id} is {row[0]} at seq {row[1]}, not {wanted}{at_seq}: nothing "
-                "changed (reload the game)"
-            )
+            raise guard_refusal(game_id, row, expected, seq)
 
         await self._transaction(work, doing, games=(game_id,))
 
@@ -998,18 +947,7 @@ class SqliteStore(DatabaseFile, Store):
     async def load_unfinished_games(
         self, on_bad: Callable[[str, str], None] | None = None
     ) -> list[GameRecord]:
-        found = await self._read(read_unfinished, "loading the unfinished games")
-        good: list[GameRecord] = []
-        for item in found:
-            if isinstance(item, GameRecord):
-                good.append(item)
-                continue
-            game_id = getattr(item, "game_id", "?")
-            if on_bad is None:
-                log.warning("game %s is left out: %s", game_id, item)
-            else:
-                on_bad(game_id, str(item))
-        return good
+        return good_games(await self._read(read_unfinished, "loading the unfinished games"), on_bad)
 
     async def unreadable_games(self) -> list[tuple[str, str]]:
         found = await self._read(read_unfinished, "loading the unfinished games")
@@ -1106,23 +1044,13 @@ class SqliteStore(DatabaseFile, Store):
     async def kv_update(self, hook: KvHook) -> list[KvRow]:
         for read in hook.reads:
             _text("key/value namespace", read.namespace)
-        raised: list[BaseException] = []
 
-        def work(conn: sqlite3.Connection) -> list[KvRow]:
-            try:
-                return run_kv_hook(conn, hook)
-            except sqlite3.Error:
-                raise
-            except BaseException as exc:  # compute's own error: raised as it is, below
-                raised.append(exc)
-                raise
+        async def run(own: KvHook) -> list[KvRow]:
+            return await self._transaction(
+                lambda conn: run_kv_hook(conn, own), "updating key/value rows"
+            )
 
-        try:
-            return await self._transaction(work, "updating key/value rows")
-        except BaseException:
-            if raised:
-                raise raised[0] from None
-            raise
+        return await with_own_errors(hook, run)
 
     async def kv_items(self, namespace: str) -> list[KvRow]:
         _text("key/value namespace", namespace)
@@ -1177,16 +1105,7 @@ class StoreSnapshot:
     async def load_unfinished_games(
         self, on_bad: Callable[[str, str], None] | None = None
     ) -> list[GameRecord]:
-        found = await self._read(read_unfinished)
-        good = [g for g in found if isinstance(g, GameRecord)]
-        for item in found:
-            if isinstance(item, StoreError):
-                game_id = getattr(item, "game_id", "?")
-                if on_bad is None:
-                    log.warning("game %s is left out: %s", game_id, item)
-                else:
-                    on_bad(game_id, str(item))
-        return good
+        return good_games(await self._read(read_unfinished), on_bad)
 
     async def commands(self, game_id: str, after_seq: int = 0) -> list[CommandRecord]:
         _text("game id", game_id)

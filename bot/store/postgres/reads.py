@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from ..base import StoreError, StoreInvalid
+from ..common import good_games
 from ..lease import OWNER_COLUMNS, owner_from_row
 from ..reads import GAME_COLUMNS, _json_column, parse_game
 from ..records import (
@@ -106,17 +107,7 @@ class PgReads:
     async def load_unfinished_games(
         self, on_bad: Callable[[str, str], None] | None = None
     ) -> list[GameRecord]:
-        good: list[GameRecord] = []
-        for item in await self._unfinished():
-            if isinstance(item, GameRecord):
-                good.append(item)
-                continue
-            game_id = getattr(item, "game_id", "?")
-            if on_bad is None:
-                log.warning("game %s is left out: %s", game_id, item)
-            else:
-                on_bad(game_id, str(item))
-        return good
+        return good_games(await self._unfinished(), on_bad)
 
     async def unreadable_games(self) -> list[tuple[str, str]]:
         return [

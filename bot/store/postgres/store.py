@@ -43,8 +43,16 @@ from ..base import (
     StoreConflict,
     StoreError,
     StoreInvalid,
-    StoreLocked,
     StoreOwnerLost,
+)
+from ..common import (
+    game_values,
+    guard_refusal,
+    open_waiting,
+    owner_lost,
+    refuse_live_holders,
+    refuse_live_owner,
+    with_own_errors,
 )
 from ..lease import (
     BOOT_ID,
@@ -54,8 +62,6 @@ from ..lease import (
     ShardLease,
     acquire_steps,
     check_fence,
-    holder_alive,
-    holder_text,
     keep_held,
     owner_from_row,
     process_facts,
@@ -206,17 +212,12 @@ class PostgresStore(PgReads, Store):
         ``lease_wait`` a lease held by another process is waited for that long."""
         if self._pool is not None:
             return
-        deadline = time.monotonic() + self.lease_wait
-        while True:
-            try:
-                await self._open_once()
-                return
-            except StoreLocked:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise
-                log.info("%s is in use; waiting up to %.0f s for its lease", self.path, left)
-                await asyncio.sleep(min(self.lease_seconds / 6, left))
+        await open_waiting(
+            self._open_once,
+            lease_wait=self.lease_wait,
+            lease_seconds=self.lease_seconds,
+            where=self.path,
+        )
 
     async def _open_once(self) -> None:
         settings = {"application_name": "rummy-bot"}
@@ -309,25 +310,13 @@ class PostgresStore(PgReads, Store):
             await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1 FOR UPDATE")
         )
         self.previous_owner = holder
-        if holder is not None and holder_alive(holder, now=now, lease_seconds=self.lease_seconds):
-            raise StoreLocked(
-                f"{self.path} is in use by {holder_text(holder, now)}: stop that process first "
-                f"(a holder that died counts as gone {self.lease_seconds:.0f} s after its last "
-                "heartbeat)",
-                holder=holder,
-            )
-        for lease in await read_shard_leases(conn):
-            if not lease.free(now):
-                raise StoreLocked(
-                    f"{self.path} is in use by sharded processes, e.g. {lease.text(now)}: stop "
-                    "them first, or run this one with their SHARD_COUNT and its own SHARD_IDS"
-                )
-        if holder is not None and holder.released is None:
-            log.warning(
-                "%s: taking the owner lease over from %s, which is gone",
-                self.path,
-                holder_text(holder, now),
-            )
+        refuse_live_holders(
+            holder,
+            await read_shard_leases(conn),
+            now=now,
+            lease_seconds=self.lease_seconds,
+            where=self.path,
+        )
         token = uuid.uuid4().hex
         started, _ = process_facts(os.getpid())
         await conn.execute(
@@ -352,14 +341,7 @@ class PostgresStore(PgReads, Store):
         if row is not None and row[0] == self._token and row[5] is None:
             return
         self._lost = True
-        holder = owner_from_row(row)
-        now = time.time()
-        by = holder_text(holder, now) if holder and holder.released is None else "nobody"
-        raise StoreOwnerLost(
-            f"this process no longer owns {self.path}: the lease is held by {by}; nothing was "
-            "saved; stop this process (the other one runs the games now)",
-            holder=holder,
-        )
+        raise owner_lost(owner_from_row(row), self.path)
 
     async def _keep_lease(self) -> None:
         """Renew the lease every ``lease_seconds / 3`` until closed or lost."""
@@ -526,16 +508,10 @@ class PostgresStore(PgReads, Store):
 
     async def _refuse_live_owner(self, conn: asyncpg.Connection) -> None:
         """A sharded store never writes beside a live whole-database owner."""
-        now = time.time()
         holder = owner_from_row(
             await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1")
         )
-        if holder is not None and holder_alive(holder, now=now, lease_seconds=self.lease_seconds):
-            raise StoreLocked(
-                f"{self.path} is in use by {holder_text(holder, now)}, which runs every game "
-                "(no SHARD_COUNT): stop it first",
-                holder=holder,
-            )
+        refuse_live_owner(holder, lease_seconds=self.lease_seconds, where=self.path)
 
     def _sharded(self, doing: str) -> None:
         if self.shard_count is None:
@@ -711,29 +687,12 @@ class PostgresStore(PgReads, Store):
         _seat_texts(game.seats)
         if game.status not in STATUSES:
             raise StoreInvalid(f"unknown game status {game.status!r}")
-        marks = ", ".join(f"${n}" for n in range(1, 20))
+        values = game_values(game)
+        marks = ", ".join(f"${n}" for n in range(1, len(values) + 1))
         try:
             await self._execute(
                 f"INSERT INTO games ({GAME_COLUMNS}) VALUES ({marks})",
-                game.id,
-                game.guild_id,
-                game.channel_id,
-                game.thread_id,
-                game.preset,
-                game.rules_json,
-                game.seed,
-                game.status,
-                game.created_at,
-                game.updated_at,
-                game.host_id,
-                seats_to_json(game.seats),
-                game.deadline,
-                bool(game.reminder_sent),
-                game.last_activity,
-                game.snapshot_json,
-                game.snapshot_seq,
-                game.seq,
-                canonical_json(game.meta),
+                *values,
                 doing=f"creating game {game.id}",
                 guilds=(game.guild_id,),
             )
@@ -1038,14 +997,7 @@ class PostgresStore(PgReads, Store):
             if row_count(await conn.execute(sql, game_id, *values, expected, seq)) == 1:
                 return
             row = await conn.fetchrow("SELECT status, seq FROM games WHERE id = $1", game_id)
-            if row is None:
-                raise StoreError(f"no game {game_id}", code="missing")
-            wanted = " or ".join(expected) if expected else "any status"
-            at_seq = f" at seq {seq}" if seq is not None else ""
-            raise StoreConflict(
-                f"game {game_id} is {row[0]} at seq {row[1]}, not {wanted}{at_seq}: nothing "
-                "changed (reload the game)"
-            )
+            raise guard_refusal(game_id, row, expected, seq)
 
         await self._transaction(work, doing, games=(game_id,))
 
@@ -1129,24 +1081,15 @@ class PostgresStore(PgReads, Store):
         for read in hook.reads:
             check_text("key/value namespace", read.namespace)
             check_text("key prefix", read.prefix)
-        raised: list[BaseException] = []
 
-        async def work(conn: asyncpg.Connection) -> list[KvRow]:
-            await lock_kv_ranges(conn, [hook])
-            try:
-                return await run_kv_hook(conn, hook)
-            except asyncpg.PostgresError:
-                raise
-            except BaseException as exc:  # compute's own error: raised as it is, below
-                raised.append(exc)
-                raise
+        async def run(own: KvHook) -> list[KvRow]:
+            async def work(conn: asyncpg.Connection) -> list[KvRow]:
+                await lock_kv_ranges(conn, [own])
+                return await run_kv_hook(conn, own)
 
-        try:
             return await self._transaction(work, "updating key/value rows")
-        except BaseException:
-            if raised:
-                raise raised[0] from None
-            raise
+
+        return await with_own_errors(hook, run)
 
     # ------------------------------------------------------------------ one snapshot
     @contextlib.asynccontextmanager
