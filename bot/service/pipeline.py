@@ -41,6 +41,7 @@ from .outgoing import ErrorReply, GameOver, Outgoing, TurnPrompt
 from .ports import NO_METRICS, Metrics
 from .registry import GameDamaged, LiveGame, reason_of, turn_key
 from .replay import TIMEOUT, apply_logged
+from .turns import TurnTracker
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,13 @@ def _rack_of(live: LiveGame, seat: int) -> list[str]:
 
 def _human_racks(live: LiveGame) -> dict[int, list[str]]:
     return {i: _rack_of(live, i) for i, s in enumerate(live.seats) if not s.is_bot}
+
+
+def _with_moves(message: Outgoing, moves: Any) -> Outgoing:
+    """The turn-end message carrying what the turn did (:mod:`bot.service.turns`)."""
+    if moves is None:
+        return message
+    return dataclasses.replace(message, moves=moves)
 
 
 #: error replies that say the service failed (not that the command was wrong)
@@ -94,6 +102,7 @@ class CommandPipeline(ServicePart):
         self.on_commit = on_commit
         self.result_hooks = list(result_hooks)
         self.metrics: Metrics = metrics or NO_METRICS
+        self.turns = TurnTracker()  # what each turn did, told when it passes (turns.py)
 
     async def handle(self, game_id: str, player_id: str, text: str) -> list[Outgoing]:
         """A player's message of commands (see :meth:`GameService.handle`), counted for the
@@ -201,6 +210,7 @@ class CommandPipeline(ServicePart):
         error = self.messages.error
         racks_before = _human_racks(live)
         key_before = live.turn_key
+        self.turns.before(live)
         try:
             if text.startswith("!"):
                 events = apply_logged(state, seat, text)
@@ -268,11 +278,16 @@ class CommandPipeline(ServicePart):
             except Exception:
                 log.exception("on_commit hook failed")
         try:
+            moves = self.turns.after(live, events)
+        except Exception:
+            log.exception("the moves of command %d of game %s were not told", write.seq, live.id)
+            moves = None
+        try:
             out = self.messages.events(live, events, public=True)
             if finished:
-                out.append(self.messages.game_over(live))
+                out.append(_with_moves(self.messages.game_over(live), moves))
             elif key != key_before:
-                out.append(self.messages.turn_prompt(live))
+                out.append(_with_moves(self.messages.turn_prompt(live), moves))
         except Exception:
             log.exception("messages for command %d of game %s failed", write.seq, live.id)
             out = []
@@ -281,7 +296,9 @@ class CommandPipeline(ServicePart):
             raise asyncio.CancelledError
         changed = [s for s, rack in racks_before.items() if rack != _rack_of(live, s)]
         try:
-            pictures = await self.messages.pictures_and_racks(live, changed=changed)
+            pictures = await self.messages.pictures_and_racks(
+                live, changed=changed, moves=moves or self.turns.shown(live)
+            )
         except Exception:
             log.exception("pictures and racks for game %s failed", live.id)
             pictures = []

@@ -66,6 +66,7 @@ from .ports import Clock, ComputerPlayers, GameStore, LeaguePort, Metrics, Rende
 from .registry import GameRegistry, LiveGame, turn_key
 from .shards import ShardKeeper
 from .timers import Timers
+from .turns import view_for
 
 log = logging.getLogger(__name__)
 
@@ -244,6 +245,16 @@ class GameService:
         """The public view (:class:`engine.game.PublicView`) of a running game, or None."""
         live = self.registry.get(game_id)
         return live.state.public_view() if live and live.state is not None else None
+
+    def table_view(self, game_id: str, player_id: str | None = None):
+        """The table as ``player_id`` may see it now (:func:`bot.service.turns.view_for`): the
+        player to move their working table with the pieces laid or moved so far marked, anybody
+        else the public view marking the last turn's pieces. None when the game is not running."""
+        live = self.registry.get(game_id)
+        if live is None or live.state is None:
+            return None
+        seat = live.seat_of(player_id) if player_id is not None else None
+        return view_for(live, seat, self.pipeline.turns)
 
     def rack(self, game_id: str, player_id: str) -> list[str]:
         """A seated player's pieces (for that player's eyes only)."""
