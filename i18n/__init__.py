@@ -168,8 +168,16 @@ def event_text(event: Any, lang: str = "en", names: Sequence[str] = ()) -> str:
     return _t(key, lang_of(lang), params, list(names))
 
 
-def render_labels(lang: str = "en") -> dict[str, str]:
-    """The picture labels in ``lang`` (``render.*`` templates without the prefix), for
+def render_labels(lang: str = "en") -> dict[str, Any]:
+    """The picture labels in ``lang`` (``render.*`` templates without the prefix, and
+    ``presets``: each game's name, ``variant.<name>.name``), for
     ``rendering.Labels(**render_labels(lang))``."""
     lang = lang_of(lang)
-    return {key[7:]: template(key, lang) for key in catalogue("en") if key.startswith("render.")}
+    keys = catalogue("en")
+    labels: dict[str, Any] = {k[7:]: template(k, lang) for k in keys if k.startswith("render.")}
+    labels["presets"] = {
+        k.split(".")[1]: template(k, lang)
+        for k in keys
+        if k.startswith("variant.") and k.endswith(".name") and k.count(".") == 2
+    }
+    return labels

@@ -1,8 +1,11 @@
 """Colours, fonts, sizes and PNG output shared by every picture.
 
-Colours follow the Okabe-Ito palette, which people with the common colour-vision deficiencies can
-tell apart; every tile colour also has a second cue (a shape under the numeral, see
-:data:`TILE_MARKS`), so colour is never the only signal.
+The four tile colours (and the four suit colours) are chosen to differ at a glance with normal
+vision and with red-green colour vision: the smallest CIEDE2000 difference between any two is at
+least 20 for normal vision and for simulated protanopia and deuteranopia (Machado et al. 2009),
+where the earlier vermilion and orange were 9 apart for deuteranopia. Every tile colour also has a
+second cue (a shape under the numeral, see :data:`TILE_MARKS`), so colour is never the only
+signal. ``tests/rendering/test_colours.py`` keeps both.
 
 Pictures are composed in RGB and written as 8-bit palette PNGs with one *fixed* palette
 (:func:`palette_image`): the exact named colours plus blends between the pairs that meet at
@@ -29,6 +32,7 @@ RGB = tuple[int, int, int]
 
 PHONE_WIDTH = 400  # px Discord gives a picture on a phone
 MIN_PHONE_NUMERAL = 14  # px a numeral must keep at that width
+MIN_PHONE_TEXT = 9  # px a line of the seat panel's text (ascender to descender) keeps there
 TABLE_WIDTH = 1000
 NUMERAL_HEIGHT = 36  # ink height of the digits on a piece, at full size
 MARGIN = 14
@@ -64,8 +68,9 @@ CLAIM = (86, 180, 233)  # Stein Plus claim frame (Okabe-Ito sky blue)
 BADGE = (10, 44, 34)  # meld number label
 BADGE_TEXT = (244, 244, 240)
 
-# Tile colours in engine order B R Y K (Okabe-Ito blue, vermillion, orange, black).
-TILE_INKS: tuple[RGB, ...] = ((0, 114, 178), (213, 94, 0), (222, 143, 0), (30, 30, 30))
+# Tile colours in engine order B R Y K: blue, a deep red, a golden yellow, black. Red is dark and
+# yellow light, so red-green colour vision still tells them apart by lightness and hue.
+TILE_INKS: tuple[RGB, ...] = ((0, 100, 200), (170, 30, 20), (210, 140, 0), (30, 30, 30))
 JOKER_INK = (153, 51, 153)  # reddish purple, unlike any tile colour
 # Second cue per tile colour, drawn under the numeral: B circle, R triangle, Y diamond, K square.
 TILE_MARKS = ("circle", "triangle", "diamond", "square")
@@ -74,9 +79,10 @@ CARD_FACE = (255, 255, 255)
 CARD_EDGE = (178, 178, 178)
 CARD_BACK = (40, 72, 140)
 CARD_BACK_LINE = (86, 120, 190)
-# Suits in engine order S H D C. Four colours: black, vermillion, blue, bluish green.
-SUIT_INKS_FOUR: tuple[RGB, ...] = ((30, 30, 30), (213, 94, 0), (0, 114, 178), (0, 140, 100))
-SUIT_INKS_TWO: tuple[RGB, ...] = ((30, 30, 30), (213, 94, 0), (213, 94, 0), (30, 30, 30))
+# Suits in engine order S H D C. Four colours: black, the tiles' red, blue, and a bluish green
+# light enough to stay apart from the red with red-green colour vision.
+SUIT_INKS_FOUR: tuple[RGB, ...] = ((30, 30, 30), (170, 30, 20), (0, 100, 200), (0, 150, 130))
+SUIT_INKS_TWO: tuple[RGB, ...] = ((30, 30, 30), (170, 30, 20), (170, 30, 20), (30, 30, 30))
 
 WOOD = (122, 78, 44)  # the private rack
 WOOD_LIGHT = (156, 104, 62)

@@ -29,7 +29,7 @@ from .rack import draw_rack, layout_rack
 from .text import Labels, draw_text, number
 
 TITLE_H = 64
-SEAT_H = 112
+SEAT_H = 126
 SEAT_GAP = 12
 SECTION_H = 40  # a strip naming a section (owner of card melds, discards)
 RESULT_H = 48
@@ -40,6 +40,10 @@ LABEL_MAX_W = 52  # widest meld number ink
 NAME_SIZE = 28
 SMALL_SIZE = 21
 TITLE_SIZE = 30
+# The seat panel's words are read on a phone too: Discord shows the picture about
+# s.PHONE_WIDTH px wide, and a line of text must keep at least s.MIN_PHONE_TEXT px there.
+SEAT_NAME_SIZE = 30
+SEAT_TEXT_SIZE = 24
 
 
 @dataclass(slots=True)
@@ -114,7 +118,8 @@ def label_width(number: int) -> int:
 def _seat_rects(count: int, top: int, width: int) -> list[Rect]:
     if count == 0:
         return []
-    cols = count if count <= 4 else 3
+    # a panel's words stay phone-legible (SEAT_TEXT_SIZE): four seats take two rows of two
+    cols = count if count <= 3 else 2 if count == 4 else 3
     box_w = (width - 2 * s.MARGIN - (cols - 1) * SEAT_GAP) // cols
     rects = []
     for i in range(count):
@@ -132,7 +137,7 @@ def _layout_seats(view: PublicView, top: int, width: int) -> list[SeatBox]:
         current = playing and seat.seat == view.current
         marker = None
         if current:
-            marker = Rect(rect.x0 + 12, rect.y0 + 14, rect.x0 + 36, rect.y0 + 44)
+            marker = Rect(rect.x0 + 12, rect.y0 + 16, rect.x0 + 36, rect.y0 + 46)
         boxes.append(SeatBox(seat.seat, rect, current, marker))
     return boxes
 
@@ -289,7 +294,11 @@ def layout_table(
 # --------------------------------------------------------------------------- drawing
 
 
-def _preset_name(view: PublicView) -> str:
+def _preset_name(view: PublicView, labels: Labels) -> str:
+    """The game's name in the reader's language (the labels), else its rule set's name."""
+    worded = labels.presets.get(view.preset)
+    if worded:
+        return worded
     try:
         return preset(view.preset).name
     except Exception:  # an unknown preset still gets a picture
@@ -301,7 +310,7 @@ def _draw_title(canvas: Image.Image, layout: TableLayout, view: PublicView, labe
     r = layout.title
     draw.rectangle((r.x0, r.y0, r.x1 - 1, r.y1 - 1), fill=s.FELT_DARK)
     cy = r.centre[1]
-    name = _preset_name(view)
+    name = _preset_name(view, labels)
     draw_text(draw, (s.MARGIN, cy), name, TITLE_SIZE, s.TEXT, anchor="lm")
     turn = labels.word("turn", n=view.turn_no)
     x = s.MARGIN + s.text_width(name, TITLE_SIZE) + 18
@@ -325,7 +334,13 @@ def _pieces_word(seat: SeatView, family: str, labels: Labels) -> str:
 
 
 def _draw_seat(
-    canvas: Image.Image, box: SeatBox, seat: SeatView, family: str, winner: bool, labels: Labels
+    canvas: Image.Image,
+    box: SeatBox,
+    seat: SeatView,
+    family: str,
+    winner: bool,
+    labels: Labels,
+    over: bool = False,
 ) -> None:
     r = box.rect
     fill = s.PANEL_CURRENT if box.current else s.PANEL
@@ -339,25 +354,27 @@ def _draw_seat(
         m = box.marker
         draw.polygon([(m.x0, m.y0), (m.x1, m.centre[1]), (m.x0, m.y1 - 1)], fill=s.HIGHLIGHT)
         x = m.x1 + 8
-    tag_w = s.text_width(labels.bot, 15) + 12 if seat.is_bot else 0
+    line1, line2, line3 = r.y0 + 31, r.y0 + 70, r.y0 + 103
     name = ("★ " if winner else "") + seat.name
-    name = s.fit_text(name, NAME_SIZE, r.x1 - 14 - x - (tag_w + 8 if tag_w else 0))
-    draw_text(draw, (x, r.y0 + 29), name, NAME_SIZE, s.TEXT, anchor="lm")
-    if tag_w:
-        tx = x + s.text_width(name, NAME_SIZE) + 8
-        sprites.paste_box(canvas, tx, r.y0 + 17, tag_w, 24, 6, fill=s.TEXT_MUTED)
-        draw_text(draw, (tx + tag_w // 2, r.y0 + 29), labels.bot, 15, s.PANEL, anchor="mm")
-    line2, line3 = r.y0 + 64, r.y0 + 93
-    score = labels.word("score", n=number(seat.score))
-    draw_text(draw, (r.x1 - 14, line2), score, SMALL_SIZE, s.TEXT, anchor="rm")
-    room = r.width - 28 - s.text_width(score, SMALL_SIZE) - 10
-    pieces = s.fit_text(_pieces_word(seat, family, labels), SMALL_SIZE, room)
-    draw_text(draw, (r.x0 + 14, line2), pieces, SMALL_SIZE, s.TEXT, anchor="lm")
-    opened = s.fit_text(
-        labels.opened if seat.opened else labels.not_opened, SMALL_SIZE - 2, r.width - 28
-    )
-    colour = s.GOOD if seat.opened else s.TEXT_MUTED
-    draw_text(draw, (r.x0 + 14, line3), opened, SMALL_SIZE - 2, colour, anchor="lm")
+    name = s.fit_text(name, SEAT_NAME_SIZE, r.x1 - 14 - x)
+    draw_text(draw, (x, line1), name, SEAT_NAME_SIZE, s.TEXT, anchor="lm")
+    pieces = _pieces_word(seat, family, labels)
+    room = r.width - 28
+    if seat.is_bot:  # the computer tag on the second line, where there is room for it
+        tag_w = s.text_width(labels.bot, SEAT_TEXT_SIZE) + 14
+        tx = r.x1 - 14 - tag_w
+        sprites.paste_box(canvas, tx, line2 - 16, tag_w, 32, 7, fill=s.TEXT_MUTED)
+        draw_text(draw, (tx + tag_w // 2, line2), labels.bot, SEAT_TEXT_SIZE, s.PANEL, anchor="mm")
+        room -= tag_w + 10
+    pieces = s.fit_text(pieces, SEAT_TEXT_SIZE, room)
+    draw_text(draw, (r.x0 + 14, line2), pieces, SEAT_TEXT_SIZE, s.TEXT, anchor="lm")
+    if over:  # the game's points, once there are any; while it runs, whether they opened
+        words, colour = labels.word("score", n=number(seat.score)), s.TEXT
+    else:
+        words = labels.opened if seat.opened else labels.not_opened
+        colour = s.GOOD if seat.opened else s.TEXT_MUTED
+    words = s.fit_text(words, SEAT_TEXT_SIZE, r.width - 28)
+    draw_text(draw, (r.x0 + 14, line3), words, SEAT_TEXT_SIZE, colour, anchor="lm")
 
 
 def _draw_label(canvas: Image.Image, rect: Rect, number_: int) -> None:
@@ -463,7 +480,8 @@ def draw_table(view: PublicView, layout: TableLayout, labels: Labels) -> Image.I
     winner = view.result.winner if view.result else None
     seats = {seat.seat: seat for seat in view.seats}
     for box in layout.seats:
-        _draw_seat(canvas, box, seats[box.seat], view.family, box.seat == winner, labels)
+        over = view.result is not None
+        _draw_seat(canvas, box, seats[box.seat], view.family, box.seat == winner, labels, over)
     _draw_result(canvas, layout, view, labels)
     for section in layout.sections:
         _draw_section(canvas, section)

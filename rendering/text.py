@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 
 from PIL import ImageDraw
 
@@ -45,11 +45,14 @@ class Labels:
     rating: str
     history: str
     none: str
+    presets: Mapping[str, str] = field(default_factory=dict)
+    """Each game's name in the reader's language (preset -> name), for the table's title; a
+    preset missing here is titled with its rule set's own name."""
 
     @classmethod
     def of(cls, lookup: Callable[[str], str]) -> Labels:
-        """Labels with each template from ``lookup(name)``."""
-        return cls(**{f.name: lookup(f.name) for f in fields(cls)})
+        """Labels with each template from ``lookup(name)`` (and no game names)."""
+        return cls(**{f.name: lookup(f.name) for f in fields(cls) if f.name != "presets"})
 
     def word(self, label: str, /, **params: object) -> str:
         """The label ``label`` filled in with ``params``."""
