@@ -46,7 +46,7 @@ from collections.abc import Sequence
 
 from .autoplay import accepts, checked_tile_turn, disjoint_melds, random_tile_turn
 from .card.scoring import card_penalty
-from .card.strong import strong_card_play, wants_top
+from .card.strong import meld_windows, strong_card_play, wants_top
 from .cardplan import CardPlan, candidate_card_melds, plan_for_turn
 from .errors import RummyError
 from .melds import MeldSpec, readings
@@ -455,7 +455,6 @@ def _keep_value(face: Face, rack: Counter, unseen: Counter, wrap: bool) -> float
     second copy of a face adds little (source text 000, "Ablegen": dead tiles and doubles)."""
     if face.is_joker:
         return 100.0
-    kind = type(face)
     jokers = sum(c for f, c in rack.items() if f.is_joker)
     others = rack.copy()
     others[face] -= 1
@@ -465,17 +464,7 @@ def _keep_value(face: Face, rack: Counter, unseen: Counter, wrap: bool) -> float
             return 1.0
         return 0.15 * unseen[cell]
 
-    windows: list[list[Face]] = []
-    colours = [kind(s, face.rank) for s in range(4) if s != face.suit]
-    for a, b in ((0, 1), (0, 2), (1, 2)):
-        windows.append([colours[a], colours[b]])
-    for start in (face.rank - 2, face.rank - 1, face.rank):
-        cells = [start + i for i in range(3)]
-        if wrap:
-            cells = [(c - 1) % 13 + 1 for c in cells]
-        elif cells[0] < 1 or cells[2] > 13:
-            continue
-        windows.append([kind(face.suit, c) for c in cells if c != face.rank])
+    windows = meld_windows(face, wrap)
     score = 0.0
     for pair in windows:
         p = [chance(c) for c in pair]

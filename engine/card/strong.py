@@ -34,6 +34,7 @@ __all__ = [
     "choose_discard",
     "keep_value",
     "live_outs",
+    "meld_windows",
     "strong_card_play",
     "unseen_cards",
     "wants_top",
@@ -114,9 +115,10 @@ def choose_discard(game, seat: int, choices: Sequence[Face], hand: Sequence[Face
     return min(scored)[3]
 
 
-def _windows(card: Face, wrap: bool) -> list[list[Face]]:
-    """The other two cards of every three-card meld with ``card``: groups (two other suits) and
-    runs (the three windows of its suit that hold it)."""
+def meld_windows(card: Face, wrap: bool) -> list[list[Face]]:
+    """The other two pieces of every three-piece meld with ``card`` (a card or a tile): groups
+    (two other suits or colours) and runs (the three windows of its suit that hold it, round
+    the corner where runs wrap)."""
     kind = type(card)
     others = [kind(s, card.rank) for s in range(4) if s != card.suit]
     out = [[others[a], others[b]] for a, b in ((0, 1), (0, 2), (1, 2))]
@@ -144,7 +146,7 @@ def keep_value(card: Face, hand: Counter, unseen: Counter, wrap: bool) -> float:
         return 1.0 if others[cell] > 0 else LIVE * unseen[cell]
 
     score = 0.0
-    for pair in _windows(card, wrap):
+    for pair in meld_windows(card, wrap):
         p = [chance(c) for c in pair]
         best = p[0] * p[1]
         if jokers:
@@ -159,7 +161,7 @@ def live_outs(card: Face, hand: Counter, unseen: Counter, wrap: bool) -> int:
     others = hand.copy()
     others[card] -= 1
     cells: set[Face] = set()
-    for pair in _windows(card, wrap):
+    for pair in meld_windows(card, wrap):
         for a, b in (pair, pair[::-1]):
             if others[a] > 0 and others[b] <= 0:
                 cells.add(b)
@@ -169,7 +171,7 @@ def live_outs(card: Face, hand: Counter, unseen: Counter, wrap: bool) -> int:
 def _danger(card: Face, hand: Counter, unseen: Counter, wrap: bool) -> float:
     """How likely the others hold two partners of ``card`` (both unseen, none in our hand)."""
     score = 0.0
-    for pair in _windows(card, wrap):
+    for pair in meld_windows(card, wrap):
         if any(hand[c] for c in pair):
             continue
         score += (LIVE * unseen[pair[0]]) * (LIVE * unseen[pair[1]])
