@@ -10,6 +10,8 @@
   hint) over the worked-on copy of the game;
 - :mod:`.hint`: the ``hint`` answer (what to type next, as data), from the exact plan of
   :mod:`engine.cardplan`;
+- :mod:`.strong`: the ``strong`` computer player of the card games (hold until the whole hand
+  goes, discard by live cards), also the hint's discard;
 - :mod:`.variants`: the Rommé variants with their own commands (a knocking, b declared jokers,
   e announcing, f colour Rommé);
 - :mod:`.turn`: turn order, the talon, the stalemate test and the end of a game.
