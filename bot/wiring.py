@@ -183,7 +183,7 @@ async def open_service(
     shards: ShardPlan | None = None,
 ) -> Wired:
     """Open the store at ``where`` (URL or path), the league when asked (before the service:
-    its result hook needs its cache), and build the service. The caller starts it
+    its tournament desk loads its links), and build the service. The caller starts it
     (``await wired.service.start()``) and ends with ``await wired.close()``. With ``shards``
     (SHARD_COUNT / SHARD_IDS) the store is opened sharded and the service runs only the games
     of the plan's shards (bot/service/shards.py)."""

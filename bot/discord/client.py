@@ -100,7 +100,7 @@ class RummyBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         await self.tree.set_translator(RummyTranslator())
-        # the league's result hook needs its cache, so the wiring opens it before the service
+        # the wiring opens the league (its tournament desk) before the service
         # starts (which may finish resumed games at once)
         self.wired = await open_service(
             self.settings.database_url,
