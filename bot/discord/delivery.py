@@ -275,8 +275,8 @@ class Delivery:
         if batch.notices:
             await self._notices(info, batch.notices, lang, report)
         if batch.over is not None:
-            await self.public(info, batch.over.message(lang), report)
-            await self.bot.league.after_game(info, batch.over, lang)
+            summary = await self.public(info, batch.over.message(lang), report)
+            await self.bot.league.after_game(info, batch.over, lang, summary)
             # a finished game's DMs and picture are not touched again
             self._shown.pop(info.game_id, None)
             for key in [k for k in self._racks if k[0] == info.game_id]:

@@ -98,9 +98,16 @@ class LeagueData:
             log.warning("ladder picture not available", exc_info=True)
         return "\n".join(lines), png
 
-    async def after_game(self, info: GameInfo, over: GameOver, lang: str) -> None:
-        """After a finished game: post the new standings in the thread and the ladder channel,
-        then close the table (:meth:`bot.discord.tables.Tables.game_over`: lobby message with
+    async def after_game(
+        self,
+        info: GameInfo,
+        over: GameOver,
+        lang: str,
+        summary: discord.Message | None = None,
+    ) -> None:
+        """After a finished game: the new standings go into the thread's ``summary`` message (an
+        edit: the end of a game posts one message, not two) and the ladder channel, then close
+        the table (:meth:`bot.discord.tables.Tables.game_over`: lobby message with
         the result and a Rematch button; the thread renamed, archived and locked once the
         game's last message is posted) and, for a tournament game, open the table's next game."""
         tables_of(self.bot).game_over(info, over)
@@ -122,7 +129,11 @@ class LeagueData:
                 continue
             files = [discord.File(io.BytesIO(png), filename="ladder.png")] if png else []
             try:
-                await channel.send(text[:2000], files=files)
+                if summary is not None and summary.channel.id == target_id:
+                    content = f"{summary.content}\n\n{text}"[:2000]
+                    await summary.edit(content=content, attachments=files)
+                else:
+                    await channel.send(text[:2000], files=files)
             except discord.HTTPException as exc:
                 log.warning("posting the ladder in %s failed: %s", target_id, exc)
 

@@ -133,7 +133,7 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
         assert len(played) <= passes + 1
         assert with_buttons(fake, thread.id) == []
         since = [m for m in public_messages(fake) if m.channel_id == thread.id and m.id > start]
-        assert len(since) - len(played) == 2  # only the summary and the ladder update besides
+        assert len(since) - len(played) == 1  # only the summary besides (the ladder: an edit)
         # notifications: at most one per person per turn (the turn message's ping; rack DMs of
         # a turn start are silent, edits notify nobody)
         assert all(len(m.notified) <= 1 for m in played)  # a turn message pings its mover
@@ -168,9 +168,9 @@ async def test_full_game_to_ladder(fake_discord: FakeDiscord, tmp_path: Path) ->
             lambda m: m.channel_id == CHANNEL_ID and m.content.startswith("Neuer Ranglistenstand")
         )
         assert game_id in update.content and "Anna" in update.content
-        assert any(
-            m.content.startswith("Neuer Ranglistenstand") for m in fake.messages_in(thread.id)
-        )
+        ids = {m.id for m in since} - {m.id for m in played}
+        [summary] = [m for m in fake.messages_in(thread.id) if m.id in ids]  # holds the ladder
+        assert "Neuer Ranglistenstand" in summary.content and summary.attachments
         results = await bot.store.kv_items("ladder_result")
         assert [r.key for r in results] == [game_id]
         assert results[0].value["guild_id"] == str(GUILD_ID)
