@@ -244,45 +244,58 @@ def summarize(
     def shown(ids: Iterable[int]) -> str:
         return " ".join(face(i) for i in ids)
 
-    start_meld = {i: s for s, meld in enumerate(start.table) for i in meld}
-    end_meld = {i: e for e, meld in enumerate(end.table) for i in meld}
+    # a meld that lies exactly as it lay is left out at once (most melds, most turns)
+    lying: dict[tuple[tuple[int, ...], int | None], int] = {}
+    for s, meld in enumerate(start.table):
+        lying.setdefault((meld, start.claims[s]), s)
+    origin: dict[int, int] = {}
+    for e, meld in enumerate(end.table):
+        s = lying.pop((meld, end.claims[e]), None)
+        if s is not None:
+            origin[e] = s
+    kept = set(origin.values())
+    changed = [e for e in range(len(end.table)) if e not in origin]
+    start_meld = {i: s for s, meld in enumerate(start.table) if s not in kept for i in meld}
+    end_meld = {i: e for e in changed for i in end.table[e]}
     start_rack = set(start.rack)
     start_discards = set(start.discards)
+    end_rack = set(end.rack)
     held = start_rack | set(start_meld)
 
     # pieces that came into the mover's hand this turn: picked up (named) or drawn (hidden)
     arrived = [
-        i for i in [*end.rack, *(i for m in end.table for i in m)] if i not in held
+        i for i in [*end.rack, *(i for e in changed for i in end.table[e])] if i not in held
     ]  # rack first, then the table: the same order every time
+    arrived_set = set(arrived)
     picked: list[int] = []
     wanted = list(picks)
     for i in arrived:
-        if face(i) in wanted and i in start_discards:
+        if i in start_discards and face(i) in wanted:
             wanted.remove(face(i))
             picked.append(i)
     drawn = len(arrived) - len(picked)
 
-    # each end meld continues at most one start meld: the one it shares most pieces with
-    pairs = sorted(
-        (
-            (-len(set(em) & set(sm)), e, s)
-            for e, em in enumerate(end.table)
-            for s, sm in enumerate(start.table)
-            if set(em) & set(sm)
-        )
-    )
-    origin: dict[int, int] = {}
-    taken_starts: set[int] = set()
-    for _, e, s in pairs:
+    # each changed end meld continues at most one start meld: the one it shares most pieces with
+    shared: dict[tuple[int, int], int] = {}
+    for e in changed:
+        for i in end.table[e]:
+            s = start_meld.get(i)
+            if s is not None:
+                shared[e, s] = shared.get((e, s), 0) + 1
+    taken_starts = set(kept)
+    for _, e, s in sorted((-n, e, s) for (e, s), n in shared.items()):
         if e not in origin and s not in taken_starts:
             origin[e] = s
             taken_starts.add(s)
     follows = {s: e for e, s in origin.items()}
 
+    # table jokers that left their meld this turn (freed by a swap)
+    freed_jokers = {
+        i for i, s in start_meld.items() if end_meld.get(i) != follows.get(s) and joker(i)
+    }
+
     def freed(i: int) -> bool:
-        """A table joker that left its meld this turn (freed by a swap)."""
-        s = start_meld.get(i)
-        return s is not None and joker(i) and end_meld.get(i) != follows.get(s)
+        return i in freed_jokers
 
     actions: list[Action] = []
     if "timeout" in kinds:
@@ -297,7 +310,8 @@ def summarize(
         actions.append(Action("opened"))
 
     highlight: dict[int, tuple[int, ...]] = {}
-    for e, ids in enumerate(end.table):
+    for e in changed:
+        ids = end.table[e]
         number = e + 1
         s = origin.get(e)
         laid = [i for i in ids if i not in start_meld or freed(i)]
@@ -338,7 +352,7 @@ def summarize(
                 actions.append(Action("claimed", {"meld": number}))
             continue
         gone = [i for i in start.table[s] if i not in ids]
-        to_hand = [i for i in gone if i in set(end.rack) and not joker(i)]
+        to_hand = [i for i in gone if i in end_rack and not joker(i)]
         jokers_out = [i for i in gone if joker(i)]
         if to_hand:  # Stein: the mover's joker took the tile's place
             for _ in to_hand:
@@ -362,7 +376,9 @@ def summarize(
         elif after is None and before is not None:
             actions.append(Action("unclaimed", {"meld": number}))
 
-    discarded = [i for i in end.discards if i not in start_discards and (i in held or i in arrived)]
+    discarded = [
+        i for i in end.discards if i not in start_discards and (i in held or i in arrived_set)
+    ]
     for i in discarded:
         source = start_meld.get(i)
         if source is not None:
@@ -519,7 +535,7 @@ class TurnTracker:
             hidden_picks=known.hidden_picks,
             kinds=known.kinds,
         )
-        family = "card" if state.public_view().family == "card" else "tile"
+        family = "tile" if hasattr(state.turn, "table") else "card"
         name = live.seats[seat].name if seat < len(live.seats) else state.players[seat]
         return TurnMoves(
             game_id=live.id,
