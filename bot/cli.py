@@ -49,10 +49,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bots", type=int, default=3, help="computer players (default 3)")
     parser.add_argument("--seed", type=int, default=None, help="shuffle seed")
     parser.add_argument("--level", default="medium", choices=("easy", "medium", "strong"))
-    parser.add_argument("--lang", default="en", choices=("en", "de"))
+    parser.add_argument(
+        "--lang",
+        default=_env_lang(),
+        choices=("en", "de"),
+        help="language of the console's texts and pictures (default: from the LANG environment "
+        "variable, de for LANG=de_DE.UTF-8 and the like, else en)",
+    )
     parser.add_argument("--db", default="sqlite:///:memory:", help="console database URL")
-    parser.add_argument("--no-pictures", action="store_true", help="no picture files")
-    parser.add_argument("--out", default="data/out", help="where pictures are written")
+    parser.add_argument(
+        "--pictures",
+        metavar="DIR",
+        default=None,
+        help="write the console's pictures to DIR: one table picture per turn (overwritten "
+        "while the turn goes on) and the rack; none without it",
+    )
+    parser.add_argument(
+        "--turn-time",
+        metavar="SECONDS|off",
+        type=_turn_time,
+        default=None,
+        help="console turn time limit in seconds (30 or more), or off (the default)",
+    )
+    parser.add_argument("--no-pictures", action="store_true", help="no picture files (default)")
+    parser.add_argument("--out", default=None, help="same as --pictures DIR")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     soak = sub.add_parser("soak", help="computer-only games through service and store")
@@ -103,19 +123,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _env_lang() -> str:
+    from i18n import lang_of
+
+    return lang_of(os.environ.get("LANG"))
+
+
+def _turn_time(value: str) -> int | None:
+    """``--turn-time``: whole seconds, or ``off`` (no limit)."""
+    if value.strip().lower() in ("off", "0", "none"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        from i18n import t
+
+        raise argparse.ArgumentTypeError(
+            t("console.turn_time_bad", _env_lang(), value=value)
+        ) from None
+
+
 def _choose_preset(args: argparse.Namespace) -> str:
     if args.preset:
         return args.preset
     if not sys.stdin.isatty():
         return DEFAULT_VARIANT
+    from i18n import t
+
     names = sorted(variant_names())
-    answer = input(f"Preset ({', '.join(names)}) [{DEFAULT_VARIANT}]: ").strip().lower()
+    question = t("console.preset", args.lang, names=", ".join(names), default=DEFAULT_VARIANT)
+    try:
+        answer = input(question).strip().lower()
+    except EOFError:
+        answer = ""
     return answer if answer in names else DEFAULT_VARIANT
 
 
 def _console(args: argparse.Namespace) -> int:
     from .console import run_console
 
+    where = args.pictures or args.out
     return asyncio.run(
         run_console(
             preset=_choose_preset(args),
@@ -123,9 +170,10 @@ def _console(args: argparse.Namespace) -> int:
             seed=args.seed,
             level=args.level,
             db_url=args.db,
-            pictures=not args.no_pictures,
-            out_dir=None if args.no_pictures else Path(args.out),
+            pictures=Path(where) if where and not args.no_pictures else None,
+            turn_time=args.turn_time,
             lang=args.lang,
+            handle_sigint=True,
         )
     )
 
@@ -149,7 +197,6 @@ def _soak(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"rummy-bot soak: {exc}", file=sys.stderr)
         return 2
-
     if args.init_empty:
         _init_empty(args.soak_db)
 

@@ -195,7 +195,9 @@ _players: dict[str, Any] = {}
 
 def _start_worker(parent: int, found: tuple[Variant, ...]) -> None:
     """In the worker: watch the parent, and know the variants registered in the parent at run
-    time (a spawned process imports only the built-in ones)."""
+    time (a spawned process imports only the built-in ones). Ctrl-C in a terminal reaches the
+    whole process group: the worker ignores it, the service stops it (:meth:`Thinker.close`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(parent)
     adopt(found)
 
