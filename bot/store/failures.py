@@ -12,8 +12,9 @@ _PERM, _BUSY, _LOCKED, _NOMEM, _READONLY, _IOERR, _CORRUPT = 3, 5, 6, 7, 8, 10, 
 _FULL, _CANTOPEN, _CONSTRAINT, _NOTADB = 13, 14, 19, 26
 
 
-def sqlite_error(exc: BaseException, doing: str, *, path: str, busy_timeout_ms: int) -> StoreError:
-    """A one-line StoreError for an exception out of SQLite (or the values given to it)."""
+def value_error(exc: BaseException, doing: str) -> StoreError | None:
+    """The StoreError itself, or the one for a value no database driver could send (a lone
+    surrogate, a number too large); None for any other exception. Both stores start here."""
     if isinstance(exc, StoreError):
         return exc
     if isinstance(exc, UnicodeEncodeError):
@@ -22,6 +23,14 @@ def sqlite_error(exc: BaseException, doing: str, *, path: str, busy_timeout_ms: 
         )
     if isinstance(exc, OverflowError):
         return StoreInvalid(f"{doing}: a number is too large for the database ({exc})")
+    return None
+
+
+def sqlite_error(exc: BaseException, doing: str, *, path: str, busy_timeout_ms: int) -> StoreError:
+    """A one-line StoreError for an exception out of SQLite (or the values given to it)."""
+    known = value_error(exc, doing)
+    if known is not None:
+        return known
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     where = path

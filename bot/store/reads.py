@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from .base import StoreError
@@ -20,6 +21,8 @@ from .records import (
     ResultRow,
     seats_from_json,
 )
+
+RESULT_COLUMNS = "game_id, seat, player_id, points, rank, winner, reason, finished_at, details"
 
 GAME_COLUMNS = (
     "id, guild_id, channel_id, thread_id, preset, rules_json, seed, status, created_at, "
@@ -138,24 +141,25 @@ def read_commands(conn: sqlite3.Connection, game_id: str, after_seq: int) -> lis
 
 def read_results(conn: sqlite3.Connection, game_id: str) -> list[ResultRow]:
     rows = conn.execute(
-        "SELECT game_id, seat, player_id, points, rank, winner, reason, finished_at, details "
-        "FROM results WHERE game_id = ? ORDER BY seat",
+        f"SELECT {RESULT_COLUMNS} FROM results WHERE game_id = ? ORDER BY seat",
         (game_id,),
     ).fetchall()
-    return [
-        ResultRow(
-            game_id=r[0],
-            seat=r[1],
-            player_id=r[2],
-            points=r[3],
-            rank=r[4],
-            winner=bool(r[5]),
-            reason=r[6],
-            finished_at=r[7],
-            details=_json_column(r[8], f"result details of game {game_id} seat {r[1]}"),
-        )
-        for r in rows
-    ]
+    return [result_from_row(r) for r in rows]
+
+
+def result_from_row(r: Sequence[Any]) -> ResultRow:
+    """A ``results`` row (its columns in the order of :data:`RESULT_COLUMNS`) as a record."""
+    return ResultRow(
+        game_id=r[0],
+        seat=r[1],
+        player_id=r[2],
+        points=r[3],
+        rank=r[4],
+        winner=bool(r[5]),
+        reason=r[6],
+        finished_at=r[7],
+        details=_json_column(r[8], f"result details of game {r[0]} seat {r[1]}"),
+    )
 
 
 def read_kv_get(conn: sqlite3.Connection, namespace: str, key: str) -> Any | None:

@@ -13,7 +13,7 @@ from engine.codec import canonical_json
 
 from .base import StoreConflict, StoreOwnerLost
 from .reads import read_kv_range
-from .records import CommandWrite, KvHook, KvRow
+from .records import CommandWrite, KvHook, KvRow, ResultRow
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -157,21 +157,7 @@ def write_commands(
                     "a command's seq is not the next one of its playing game"
                 ) from None
             raise StoreConflict(f"command already logged: {exc}") from exc
-    result_rows = [
-        (
-            r.game_id,
-            r.seat,
-            r.player_id,
-            r.points,
-            r.rank,
-            int(r.winner),
-            r.reason,
-            r.finished_at,
-            canonical_json(r.details),
-        )
-        for w in writes
-        for r in w.results
-    ]
+    result_rows = [result_values(r) for w in writes for r in w.results]
     if result_rows:
         try:
             conn.executemany(
@@ -205,6 +191,21 @@ def run_kv_hook(conn: sqlite3.Connection, hook: KvHook) -> list[KvRow]:
             [(r.namespace, r.key, canonical_json(r.value)) for r in rows],
         )
     return rows
+
+
+def result_values(r: ResultRow) -> tuple[Any, ...]:
+    """A result row's values in the order of :data:`bot.store.reads.RESULT_COLUMNS`."""
+    return (
+        r.game_id,
+        r.seat,
+        r.player_id,
+        float(r.points),
+        r.rank,
+        bool(r.winner),
+        r.reason,
+        r.finished_at,
+        canonical_json(r.details),
+    )
 
 
 def settle_batch(

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from ..base import StoreConflict, StoreError, StoreInvalid
+from ..failures import value_error
 
 #: failures that mean "the connection (or the server) is gone", not "the statement is wrong"
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
@@ -80,14 +81,9 @@ def connect_error(exc: BaseException, where: str) -> StoreError:
 
 def pg_error(exc: BaseException, doing: str, *, where: str) -> StoreError:
     """A one-line StoreError for an exception out of asyncpg (or the values given to it)."""
-    if isinstance(exc, StoreError):
-        return exc
-    if isinstance(exc, UnicodeEncodeError):
-        return StoreInvalid(
-            f"{doing}: a text value is not valid Unicode (a lone surrogate); nothing was saved"
-        )
-    if isinstance(exc, OverflowError):
-        return StoreInvalid(f"{doing}: a number is too large for the database ({exc})")
+    known = value_error(exc, doing)
+    if known is not None:
+        return known
     if isinstance(exc, asyncpg.IntegrityConstraintViolationError):
         return StoreConflict(f"{doing}: the write conflicts with stored rows ({exc})")
     if isinstance(exc, (asyncpg.DataError, asyncpg.exceptions._base.DataError)):

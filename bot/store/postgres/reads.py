@@ -14,7 +14,7 @@ import asyncpg
 from ..base import StoreError, StoreInvalid
 from ..common import good_games
 from ..lease import OWNER_COLUMNS, owner_from_row
-from ..reads import GAME_COLUMNS, _json_column, parse_game
+from ..reads import GAME_COLUMNS, RESULT_COLUMNS, _json_column, parse_game, result_from_row
 from ..records import (
     STATUSES,
     UNFINISHED,
@@ -149,24 +149,10 @@ class PgReads:
 
         async def query(conn: asyncpg.Connection) -> list[ResultRow]:
             rows = await conn.fetch(
-                "SELECT game_id, seat, player_id, points, rank, winner, reason, finished_at, "
-                "details FROM results WHERE game_id = $1 ORDER BY seat",
+                f"SELECT {RESULT_COLUMNS} FROM results WHERE game_id = $1 ORDER BY seat",
                 game_id,
             )
-            return [
-                ResultRow(
-                    game_id=r[0],
-                    seat=r[1],
-                    player_id=r[2],
-                    points=r[3],
-                    rank=r[4],
-                    winner=bool(r[5]),
-                    reason=r[6],
-                    finished_at=r[7],
-                    details=_json_column(r[8], f"result details of game {game_id} seat {r[1]}"),
-                )
-                for r in rows
-            ]
+            return [result_from_row(r) for r in rows]
 
         return await self._read(query, f"loading the results of game {game_id}")
 

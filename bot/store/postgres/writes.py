@@ -12,6 +12,7 @@ from engine.codec import canonical_json
 from ..base import StoreConflict
 from ..reads import _json_column
 from ..records import CommandWrite, KvHook, KvRow
+from ..writes import result_values
 
 #: one batch of command writes in ONE statement: the function of migration 0003 (the lease
 #: check when given, the log rows, the game rows; SQLSTATE RUM03 when a seq does not fit)
@@ -127,21 +128,7 @@ async def write_commands(conn: asyncpg.Connection, writes: Sequence[CommandWrite
             await write_commands(conn, [write])
         return
     await call_write_function(conn, writes)
-    result_rows = [
-        (
-            r.game_id,
-            r.seat,
-            r.player_id,
-            float(r.points),
-            r.rank,
-            bool(r.winner),
-            r.reason,
-            r.finished_at,
-            canonical_json(r.details),
-        )
-        for w in writes
-        for r in w.results
-    ]
+    result_rows = [result_values(r) for w in writes for r in w.results]
     if result_rows:
         try:
             await conn.executemany(_INSERT_RESULTS, result_rows)
