@@ -132,13 +132,18 @@ def start_server() -> PgServer:
         raise
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
+def serving() -> Iterator[PgServer]:
+    """A new server for a fixture to yield, closed when the fixture ends."""
     server = start_server()
     try:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    yield from serving()
 
 
 @pytest.fixture

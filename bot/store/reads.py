@@ -110,6 +110,12 @@ def read_unfinished(conn: sqlite3.Connection) -> list[GameRecord | StoreError]:
         f"SELECT {GAME_COLUMNS} FROM games WHERE status IN ({marks}) ORDER BY created_at, id",
         UNFINISHED,
     ).fetchall()
+    return parse_games(rows)
+
+
+def parse_games(rows: Sequence[Any]) -> list[GameRecord | StoreError]:
+    """Each game row as a record, or as the ``damaged`` StoreError (with its ``game_id``) of a
+    row that does not parse."""
     found: list[GameRecord | StoreError] = []
     for row in rows:
         try:

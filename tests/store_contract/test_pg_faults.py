@@ -23,18 +23,15 @@ from bot import cli
 from bot.service import ErrorReply, GameService, ManualClock, ServiceConfig
 from bot.store import Store, StoreError, open_store
 from bot.wiring import check_database, open_service
-from tests.pg import PgServer, start_server
+from tests.pg import PgServer, serving
 
 T0 = 1_700_000_000.0
 
 
 @pytest.fixture(scope="module")
 def own_server() -> Iterator[PgServer]:
-    server = start_server()
-    try:
-        yield server
-    finally:
-        server.close()
+    """A server of this module's own: its tests stop and start it."""
+    yield from serving()
 
 
 # ------------------------------------------------------------------------------ bad URLs

@@ -14,7 +14,14 @@ import asyncpg
 from ..base import StoreError, StoreInvalid
 from ..common import good_games
 from ..lease import OWNER_COLUMNS, owner_from_row
-from ..reads import GAME_COLUMNS, RESULT_COLUMNS, _json_column, parse_game, result_from_row
+from ..reads import (
+    GAME_COLUMNS,
+    RESULT_COLUMNS,
+    _json_column,
+    parse_game,
+    parse_games,
+    result_from_row,
+)
 from ..records import (
     STATUSES,
     UNFINISHED,
@@ -93,14 +100,7 @@ class PgReads:
                 "ORDER BY created_at, id",
                 list(UNFINISHED),
             )
-            found: list[GameRecord | StoreError] = []
-            for row in rows:
-                try:
-                    found.append(parse_game(row))
-                except StoreError as exc:
-                    exc.game_id = row["id"]  # type: ignore[attr-defined]
-                    found.append(exc)
-            return found
+            return parse_games(rows)
 
         return await self._read(query, "loading the unfinished games")
 
