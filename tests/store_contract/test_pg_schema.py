@@ -63,3 +63,17 @@ async def test_an_empty_database_is_not_read_as_one(pg_url: str):
     assert caught.value.code == "missing"
     with pytest.raises(StoreError, match="holds no rummy-bot database"):
         await open_store(pg_url, create=False).open()
+
+
+async def test_a_writer_stopped_inside_a_transaction_cannot_hold_its_locks_for_ever(pg_url: str):
+    """A write transaction left idle (a process stopped with SIGSTOP inside it) is ended by
+    the server after a lease period, so a takeover is not blocked by its row locks."""
+    store = open_store(pg_url, lease_seconds=5)
+    await store.open()
+    try:
+        setting = await store._read(
+            lambda conn: conn.fetchval("SHOW idle_in_transaction_session_timeout")
+        )
+        assert setting == "5s"
+    finally:
+        await store.close()

@@ -223,8 +223,14 @@ class PostgresStore(PgReads, Store):
         settings = {"application_name": "rummy-bot"}
         if self.readonly:
             settings["default_transaction_read_only"] = "on"
-        elif self.synchronous == "normal":
-            settings["synchronous_commit"] = "off"
+        else:
+            # a process stopped inside a write transaction (SIGSTOP, a frozen VM) would keep
+            # its lease rows locked FOR SHARE and block the takeover: the server ends such a
+            # transaction after a lease period (ours last milliseconds)
+            idle = max(5.0, self.lease_seconds)
+            settings["idle_in_transaction_session_timeout"] = str(round(idle * 1000))
+            if self.synchronous == "normal":
+                settings["synchronous_commit"] = "off"
         try:
             pool = await asyncpg.create_pool(
                 self.dsn,
