@@ -32,6 +32,7 @@ from typing import Any
 from engine.pieces import parse_face, sort_key
 from i18n import t
 
+from .outgoing import _Worded
 from .registry import turn_key
 
 __all__ = [
@@ -69,7 +70,7 @@ class Action:
 
 
 @dataclass(frozen=True, slots=True)
-class TurnMoves:
+class TurnMoves(_Worded):
     """A finished turn as data, and its sentence in any language (:meth:`message`).
 
     ``highlight`` maps a meld number of the end-of-turn table (1-based) to the positions, in that
@@ -100,14 +101,6 @@ class TurnMoves:
         params = self.params()
         key = params.pop("key")
         return t(key, lang, **params)
-
-    @property
-    def text(self) -> str:
-        return self.message("en")
-
-    @property
-    def text_de(self) -> str:
-        return self.message("de")
 
 
 _FAMILY_KINDS = frozenset(("drew", "picked", "picked_hidden", "laid", "added"))
@@ -423,7 +416,10 @@ def working_view(state: Any, start: Position | None = None) -> Any:
         start = _start_of(state).position
     _, highlight = summarize(start, now, state.deck)
     melds = [dataclasses.replace(m, changed=list(highlight.get(m.number, ()))) for m in working()]
-    return dataclasses.replace(view, melds=melds)
+    seats = [  # the mover's count as on the working table
+        dataclasses.replace(v, pieces=len(now.rack)) if v.seat == seat else v for v in view.seats
+    ]
+    return dataclasses.replace(view, melds=melds, seats=seats)
 
 
 def view_for(live: Any, seat: int | None, tracker: TurnTracker) -> Any:

@@ -182,6 +182,7 @@ def test_working_view_marks_what_the_mover_laid_so_far() -> None:
     view = working_view(game)
     assert [m.pieces for m in view.melds] == [["B2", "R2", "Y2", "K2"]]
     assert view.melds[0].changed == [3]
+    assert view.seats[0].pieces == 3  # the mover's working rack
     assert game.public_view().melds[0].pieces == ["B2", "R2", "Y2"]  # committed: unchanged
 
 
