@@ -131,12 +131,13 @@ class Worker:
                 "--shard-ids",
                 ",".join(map(str, self.ids)),
             ]
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.multisoak", "--worker", *command],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        with open(ack.with_suffix(".log"), "w") as log:  # the worker's log lines
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "benchmarks.multisoak", "--worker", *command],
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+            )
         self.starts += 1
 
     def alive(self) -> bool:
@@ -399,6 +400,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=1800.0, help="per worker, at the end")
     parser.add_argument("--no-single", action="store_true", help="skip the single-process runs")
+    parser.add_argument("--keep", default=None, help="keep ack files and worker logs here")
     return parser
 
 
@@ -410,7 +412,8 @@ def run(argv: list[str] | None = None, echo: bool = False) -> dict[str, Any]:
         tempfile.TemporaryDirectory(prefix="rummy-multisoak-") as tmp,
         contextlib.ExitStack() as stack,
     ):
-        root = Path(tmp)
+        root = Path(args.keep or tmp)
+        root.mkdir(parents=True, exist_ok=True)
         new_pg = None
         if "postgres" in stores and args.db is None:
             new_pg = stack.enter_context(_postgres())

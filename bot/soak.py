@@ -180,9 +180,13 @@ async def run_soak(
                         raise RuntimeError(f"cannot create {game_id}: {out}")
                     status = "lobby"
                 if status == "lobby":
-                    while len(service.seats(game_id)) < count:
+                    # a game no longer run here (its shard taken over) is left to its new owner
+                    while (
+                        service.status(game_id) == "lobby" and len(service.seats(game_id)) < count
+                    ):
                         await service.add_bot(game_id, SOAK_HOST, level)
-                    await service.start_game(game_id, SOAK_HOST)
+                    if service.status(game_id) == "lobby":
+                        await service.start_game(game_id, SOAK_HOST)
                 await service.wait_finished(game_id)
 
         mine = [i for i in range(games) if shards is None or shards.owns(soak_guild_id(i))]
