@@ -176,11 +176,13 @@ async def run_soak(
                         seat_host=False,
                         guild_id=guild,
                     )
-                    if made is None and shards is not None:
-                        # stored but not run here (a sharded run: it was not loaded when this
-                        # process took its shard over): left for a later run to resume
+                    if made is None:
+                        # already stored: a resumed game that finished while this one waited
+                        # for its turn at the gate, or (sharded) one this process does not run
                         record = await service.game_record(game_id)
-                        if record is not None:
+                        if record is not None and record.status == "finished":
+                            return
+                        if record is not None and shards is not None:
                             log.warning("game %s is %s but not run here", game_id, record.status)
                             return
                     if made is None:
