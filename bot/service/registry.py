@@ -268,22 +268,22 @@ class GameRegistry:
 
     def drop_shards(self, shards: Iterable[int]) -> list[str]:
         """Drop from memory every game of ``shards`` (another process runs them now): their
-        waiters are woken, their computer players stop. Returns the games dropped."""
+        waiters are woken, their computer players stop at their next step. Returns the games
+        dropped."""
         count = getattr(self.store, "shard_count", None)
         chosen = set(shards)
         if count is None or not chosen:
             return []
         dropped: list[str] = []
-        current = asyncio.current_task()
         for live in list(self.games.values()):
             if shard_of(live.record.guild_id, count) not in chosen:
                 continue
             dropped.append(live.id)
             self.forget(live)
             live.finished.set()
-            task = live.bot_task
-            if task is not None and task is not current and not task.done():
-                task.cancel()
+            # its computer player is NOT cancelled: a cancelled commit would read the game back
+            # and could take the new owner's command at that seq for its own; left alone, its
+            # write is fenced and its loop ends (the game is no longer live here)
         if dropped:
             log.error(
                 "shard(s) %s now run in another process: %d game(s) dropped here",
