@@ -13,10 +13,8 @@ solver with ``joker_meld_no_split`` off (the same rules) and also time ours with
 default. ``ours_free_jokers_untidy`` is the same without the tie-break that keeps table melds
 unchanged (``prefer_unchanged=False``): the optimum and a valid table, which is what
 rummikub-solver returns. For ``stein``/``stein_plus`` only our solver is measured. The package is optional
-(``pip install rummikub-solver[glpk-mi]==1.0.0``, the ``bench`` extra: without cvxopt's GLPK_MI it
-returns no proposal at all, which would make it look fast); when it is missing or fails, the
-report says so and still measures ours. Stein reports also give the DP states per position
-(median, p95): unlike milliseconds they do not depend on the machine's load.
+(``pip install rummikub-solver[glpk-mi]==1.0.0``, the ``bench`` extra); when it is missing or
+fails, the report says so and still measures ours.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from typing import Any
 from engine.melds import is_valid
 from engine.pieces import Face, Tile, format_faces
 from engine.rules import RuleSet, preset
-from engine.solver import SolverBudgetExceeded, forget_recent, solve, states_spent
+from engine.solver import SolverBudgetExceeded, forget_recent, solve
 from engine.tiles import HELP_BUDGET
 
 JOKER = Tile.joker()
@@ -101,13 +99,8 @@ class Theirs:
                     self.tiles[Tile(colours.index(t.colour), t.value)] = t
                 else:
                     self.tiles[JOKER] = t
-            # warm up (cvxpy compiles the problems on first use); a backend that is not there
-            # makes it return no proposal at all, which is no measurement
-            placed, _ms = self.solve([[Tile(0, 1), Tile(0, 2), Tile(0, 3)]], [Tile(0, 4)], "count")
-            if not placed:
-                raise RuntimeError(
-                    "no proposal for R1 R2 R3 + R4 (GLPK_MI missing: the bench extra)"
-                )
+            # warm up (cvxpy compiles the problems on first use)
+            self.solve([[Tile(0, 1), Tile(0, 2), Tile(0, 3)]], [Tile(0, 4)], "count")
         except Exception as exc:  # import or backend failure: report it, measure ours
             self.error = f"{type(exc).__name__}: {exc}"
 
@@ -190,13 +183,10 @@ def run_one(count: int, seed: int, preset_name: str, mode: str, compare: bool = 
     ours_times: list[float] = []
     ours_counts: list[int] = []
     ours_values: list[int] = []
-    ours_states: list[int] = []
     beyond = 0
     for table, hand in cases:
-        spent = states_spent()
         solution, ms = timed_solve(table, hand, rules, mode, budget=budget)
         ours_times.append(ms)
-        ours_states.append(states_spent() - spent)
         if solution is None:
             beyond += 1
             continue
@@ -210,12 +200,6 @@ def run_one(count: int, seed: int, preset_name: str, mode: str, compare: bool = 
     if budget is not None:
         report["ours"]["budget_states"] = budget
         report["ours"]["beyond_budget"] = beyond
-        # DP states per position: the figure that does not depend on the machine's load
-        ordered = sorted(ours_states)
-        report["ours"]["median_states"] = int(statistics.median(ordered))
-        report["ours"]["p95_states"] = ordered[
-            min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))
-        ]
     if not compare or preset_name != "rummikub":
         report["theirs"] = {"skipped": "rummikub-solver models Rummikub rules only"}
         return report
@@ -295,7 +279,6 @@ def _print(report: dict) -> None:
             if "beyond_budget" in data:
                 placed += (
                     f"  beyond the {data['budget_states']}-state budget: {data['beyond_budget']}"
-                    f"  states median {data['median_states']} p95 {data['p95_states']}"
                 )
             print(
                 f"  {who:23} median {data['median_ms']:8.3f} ms  p95 {data['p95_ms']:8.3f} ms  "

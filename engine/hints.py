@@ -31,8 +31,8 @@ from .errors import RummyError
 from .game import Event
 from .melds import joker_meanings, readings
 from .pieces import Face, format_faces
-from .solver import Solution, SolverBudgetExceeded
-from .tile.legal import LegalPlay, legal_play
+from .solver import Solution, SolverBudgetExceeded, solve
+from .tile.turn import HELP_BUDGET
 
 if TYPE_CHECKING:
     from .tiles import TileGame
@@ -222,21 +222,27 @@ class _Search:
         self.seat = seat
         self.solves = SOLVE_LIMIT
         self.exact = True
-        self.stopped = False
 
-    def legal(self, game: TileGame) -> LegalPlay | None:
-        """The best play the engine accepts from this state (engine/tile/legal.py)."""
-        if self.stopped or self.solves <= 0:
+    def solve(self, game: TileGame, *, jokers_stay: bool) -> Solution | None:
+        if not self.exact or self.solves <= 0:
             return None
         self.solves -= 1
+        seat = self.seat
+        fixed = {k for k, m in enumerate(game.turn.table) if m.claim not in (None, seat)}
         try:
-            found = legal_play(game, self.seat)
+            return solve(
+                game.table_faces(working=True),
+                game.faces(game.turn.rack),
+                game.rules,
+                opened=game.opened[seat],
+                mode="count",
+                fixed=fixed,
+                budget=HELP_BUDGET,
+                jokers_stay=jokers_stay,
+            )
         except SolverBudgetExceeded:
             self.exact = False
-            self.stopped = True
             return None
-        self.exact = self.exact and found.exact
-        return found
 
 
 def _options(game: TileGame, search: _Search, *, reset: bool, swaps: bool) -> list[Option]:
@@ -326,13 +332,19 @@ def _solver_options(game: TileGame, search: _Search, before: tuple[str, ...], co
 
 
 def _solver_plays(game: TileGame, search: _Search) -> list[tuple[tuple[str, ...], bool]]:
-    """The best play the engine accepts (:func:`engine.tile.legal.legal_play`: the solver held
-    to every joker rule) as commands: explicit ones where possible, and as ``place``."""
-    found = search.legal(game)
-    best = found.solution if found is not None else None
-    if best is None or not best.count:
+    """The solver's best play as commands: first its free answer, then (when that moves a
+    table joker, which the engine refuses) the answer with joker melds kept whole; each as
+    explicit commands where possible and as ``place``."""
+    free = search.solve(game, jokers_stay=False)
+    if free is None or not free.count:
         return []
-    return [(p, found.kept) for p in _as_commands(game, best)]
+    plays = [(p, False) for p in _as_commands(game, free)]
+    if any(accepted(game, search.seat, "; ".join(p)) for p, _ in plays):
+        return plays
+    kept = search.solve(game, jokers_stay=True)
+    if kept is not None and kept.count:
+        plays += [(p, True) for p in _as_commands(game, kept)]
+    return plays
 
 
 def _as_commands(game: TileGame, solution: Solution) -> list[tuple[str, ...]]:

@@ -22,14 +22,11 @@ The model (what "legal" means here)
 * Rummikub ``joker_meld_no_split`` (RULES.md: "a meld containing a joker may not be split"): a
   valid table meld holding a joker is either **kept** - a run keeps its pieces in order as one
   block that may be extended at both ends (by pieces or by whole runs joined to it); a group stays
-  as it is or gains one piece (a real piece of a missing colour, or a rack joker) - or, when
-  it holds exactly one joker, **freed**: a rack tile the joker stands for replaces it, the meld then holds no joker and may be
+  as it is or gains one real piece of a missing colour - or, when it holds exactly one joker,
+  **freed**: a rack tile the joker stands for replaces it, the meld then holds no joker and may be
   rearranged freely, and the freed joker must be used on the table (``joker_freed_to_hand`` off:
   "the freed joker may not go to the rack"). Simplification: we do not demand that the freed
   joker's new meld also holds a rack tile. A meld with two jokers is only kept.
-* The engine's joker rules beyond this model (a table joker ends with a tile of its own meld,
-  keeps its meaning, a freed Rummikub joker lies in a new meld with a rack tile) are held by
-  engine/tile/legal.py, which lays such jokers' melds itself and asks this solver for the rest.
 * Stein's take-with-joker and joker-to-hand are not generated: both swap a hand piece for a table
   piece, so they never lower the number of pieces left in hand, and the ``count`` optimum is
   unaffected (in ``value`` mode they are simply not considered).
@@ -98,7 +95,7 @@ from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Literal
 
 from . import _dp
@@ -109,7 +106,7 @@ from .rules import RuleSet
 
 Mode = Literal["count", "value"]
 
-__all__ = ["Solution", "SolverBudgetExceeded", "solve", "states_spent"]
+__all__ = ["Solution", "solve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -772,37 +769,6 @@ def _wrap_plan(need, opt, jokers) -> tuple[int, list[list[tuple[int, list[int]]]
         if best is None or count < best[0]:
             best = (count, cut, per_colour)
     _, cut, per_colour = best
-    return cut, _per_cost(tuple(per_colour))
-
-
-def _wrap_choice(need, opt, jokers) -> tuple[int, tuple[tuple[int, int], ...]]:
-    """The cut of :func:`_wrap_plan` and, per colour, the real pieces at the cut and the most
-    runs that may cross it: everything the guesses depend on (so they can be remembered)."""
-    have = [[n + o for n, o in zip(need[c], opt[c], strict=True)] for c in range(4)]
-    caps = [min(sum(row[1:14]), 7) for row in have]
-    best_count, best_cut, best_colours = -1, 0, ()
-    for cut in range(13):
-        before = cut if cut else 13
-        after = cut + 1
-        per_colour = []
-        count = 1
-        for c in range(4):
-            row = have[c]
-            real = row[before] if row[before] < row[after] else row[after]
-            limit = real + jokers
-            if limit > caps[c]:
-                limit = caps[c]
-            per_colour.append((real, limit))
-            count *= (limit + 1) * (limit + 2) * (limit + 3) // 6
-        if best_count < 0 or count < best_count:
-            best_count, best_cut, best_colours = count, cut, tuple(per_colour)
-    return best_cut, best_colours
-
-
-@cache
-def _per_cost(per_colour: tuple[tuple[int, int], ...]) -> list[list[tuple[int, list[int]]]]:
-    """Per colour the codes of the crossing runs grouped by the jokers they need (see
-    :func:`_wrap_plan`); remembered, the callers do not change it."""
     per_cost: list[list[tuple[int, list[int]]]] = []
     for real, limit in per_colour:
         by_cost: dict[int, list[int]] = {}
@@ -812,7 +778,7 @@ def _per_cost(per_colour: tuple[tuple[int, int], ...]) -> list[list[tuple[int, l
                     cost = max(0, n1 + n2 + n3 - real)
                     by_cost.setdefault(cost, []).append(_code(n1, n2, n3))
         per_cost.append(sorted(by_cost.items()))
-    return per_cost
+    return cut, per_cost
 
 
 def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
@@ -857,16 +823,8 @@ def _cost_pairs(first, second, most: int) -> list[tuple[int, int, list[int]]]:
 def _wrap_guesses(need, opt, jokers) -> tuple[int, bytes]:
     """:func:`_wrap_cut` with the guesses as ``engine._dp`` takes them (native uint16, four per
     guess, the same order), built a block at a time: Stein positions can have tens of thousands
-    of guesses. Remembered by what they depend on (:func:`_wrap_choice`): the tie-break trials
-    of one position mostly share them."""
-    cut, per_colour = _wrap_choice(need, opt, jokers)
-    return cut, _guess_bytes(per_colour, jokers)
-
-
-@lru_cache(maxsize=256)
-def _guess_bytes(per_colour: tuple[tuple[int, int], ...], jokers: int) -> bytes:
-    """:func:`_wrap_guesses` for one cut's crossing limits."""
-    per_cost = _per_cost(per_colour)
+    of guesses."""
+    cut, per_cost = _wrap_plan(need, opt, jokers)
     # per jokers left: the (colour 2, colour 3) code pairs in order, as two arrays
     pairs: list[tuple[array, array]] = []
     for left in range(jokers + 1):
@@ -885,7 +843,7 @@ def _guess_bytes(per_colour: tuple[tuple[int, int], ...], jokers: int) -> bytes:
             block[2::4] = second
             block[3::4] = third
             out.extend(block)
-    return out.tobytes()
+    return cut, out.tobytes()
 
 
 def _rebuild_reference(p: _Problem, trace: list) -> tuple[list[list[Face]], list[Face]] | None:
@@ -1300,12 +1258,7 @@ _Choice = tuple[str, int, int, bool]
 
 
 def _choices(
-    index: int,
-    info: _MeldInfo,
-    rack: list[int],
-    pool: list[int],
-    frees: bool = True,
-    rack_jokers: int = 0,
+    index: int, info: _MeldInfo, rack: list[int], pool: list[int], frees: bool = True
 ) -> list[_Choice]:
     """The treatments of a table meld holding a joker under ``joker_meld_no_split`` (see the
     module docstring): kept (a run as an extendable block), extended by one missing colour (a
@@ -1317,8 +1270,6 @@ def _choices(
             choices.append(("extend", index, piece, True))
         if pool[_cell(piece)]:
             choices.append(("extend", index, piece, False))
-    if info.missing and rack_jokers:  # a group with room may take a joker too
-        choices.append(("extend", index, _JOKER_CODE, True))
     for piece in info.frees if frees else ():
         if rack[_cell(piece)]:
             choices.append(("free", index, piece, True))
@@ -1359,9 +1310,7 @@ def _best(
             need[cell] += 1
         jokers_need += infos[i].jokers
     rack, rack_jokers = _tally(hand if must is None else must)
-    choice_lists = [
-        _choices(i, infos[i], rack, need, not ctx.jokers_stay, rack_jokers) for i in locked
-    ]
+    choice_lists = [_choices(i, infos[i], rack, need, not ctx.jokers_stay) for i in locked]
     # every treatment with the most it could score (every placeable rack piece placed), the
     # most promising first: a good play found early lets the search drop the others quickly
     setups: list[tuple[int, _Setup, _Problem, int]] = []
@@ -1411,13 +1360,6 @@ def _treat(ctx: _Context, setup: _Setup, config: Sequence[_Choice]) -> bool:
             assert info.run is not None
             colour, start, codes = info.run
             setup.blocks[i] = _Block(colour, start, [faces[c] for c in codes])
-            continue
-        if piece == _JOKER_CODE:  # a rack joker completes a locked group
-            if not setup.jokers_opt:
-                return False
-            setup.jokers_opt -= 1
-            setup.placed.append(piece)
-            setup.extended[i] = piece
             continue
         cell = _cell(piece)
         source = setup.opt if from_rack else setup.need
@@ -1493,8 +1435,6 @@ def _keeping(
     if index in setup.blocks:
         return (), 0, None, True
     if index in setup.extended:
-        if setup.extended[index] == _JOKER_CODE:
-            return None  # kept as it was, the joker would have to go elsewhere
         return (), 0, _cell(setup.extended[index]), False
     if index in setup.loose and all(setup.need[cell] for cell in info.cells):
         return info.cells, info.jokers, None, False
@@ -1636,7 +1576,6 @@ def solve(
     budget: int | None = None,
     prefer_unchanged: bool = True,
     jokers_stay: bool = False,
-    empty_ok: bool = False,
 ) -> Solution:
     """The best play of ``hand`` pieces into ``table`` (see :func:`_solve_exact`). With a
     ``budget`` (DP states), a search that would need more raises :class:`SolverBudgetExceeded`
@@ -1645,10 +1584,7 @@ def solve(
     ``jokers_stay``: every valid table meld holding a joker is kept whole, a run only extended
     at its ends, a group only completed (docs/DECISIONS.md "Table jokers stay in their meld":
     the engine's ``place`` and ``hint`` fall back to this when the best play moves a table
-    joker away from its meld, which the model above allows). ``empty_ok``: when no rack piece
-    can be placed (or ``must_place`` is empty) but the table's pieces make valid melds, the
-    solution's table is such an arrangement (count 0); otherwise a count-0 solution returns the
-    table as given (engine/tile/legal.py lays some melds itself and asks for the rest)."""
+    joker away from its meld, which the model above allows)."""
     key = (
         tuple(_codes(m) for m in table),
         _codes(hand),
@@ -1659,7 +1595,6 @@ def solve(
         None if must_place is None else _codes(must_place),
         prefer_unchanged,
         jokers_stay,
-        empty_ok,
     )
     with _recent_lock:
         known = _recent.get(key)
@@ -1679,13 +1614,8 @@ def solve(
             must_place=must_place,
             prefer_unchanged=prefer_unchanged,
             jokers_stay=jokers_stay,
-            empty_ok=empty_ok,
         )
     finally:
-        if budget is not None:
-            left = getattr(_budget, "left", None)
-            used = budget + 1 if left is None or left < 0 else budget - left
-            _budget.spent = getattr(_budget, "spent", 0) + used
         _budget.left = previous
     with _recent_lock:
         _recent[key] = _copy_solution(solution)
@@ -1696,12 +1626,6 @@ def solve(
         while len(_recent) > _RECENT_SIZE:
             _recent.popitem(last=False)
     return solution
-
-
-def states_spent() -> int:
-    """DP states spent so far in this thread by :func:`solve` calls with a ``budget`` (a
-    remembered answer costs none): callers that run many solves share one budget by it."""
-    return getattr(_budget, "spent", 0)
 
 
 _RECENT_SIZE = 64
@@ -1807,10 +1731,9 @@ def _solve_exact(
     must_place: Sequence[Face] | None = None,
     prefer_unchanged: bool = True,
     jokers_stay: bool = False,
-    empty_ok: bool = False,
 ) -> Solution:
     """The best play of ``hand`` pieces into ``table`` under ``rules`` (see the module docstring
-    for the exact model; ``jokers_stay`` and ``empty_ok``: see :func:`solve`).
+    for the exact model; ``jokers_stay``: see :func:`solve`).
 
     ``mode="count"`` places the most pieces, ``"value"`` the most face value; ties keep the most
     table melds unchanged. ``fixed``: indexes of table melds that must stay as they are (Stein
@@ -1841,9 +1764,7 @@ def _solve_exact(
         open_min = rules.opening_minimum
     nothing = Solution(0, 0, [], [list(m) for m in table_list], 0)
     if must is not None and not must:
-        if not empty_ok:
-            return nothing
-        must, hand_codes = None, []
+        return nothing
     weight, joker_weight = _weights(rules, mode)
     face_type: type[Face] = next(
         (type(f) for f in itertools.chain(hand, *table_list) if not f.is_joker), Tile
@@ -1866,7 +1787,7 @@ def _solve_exact(
         jokers_stay,
     )
     found = _best(ctx, hand_codes, keep, must, 0)
-    if found is None or (must is None and not found.placed and not empty_ok):
+    if found is None or (must is None and not found.placed):
         return nothing
     if must is not None and Counter(found.placed) != Counter(must):
         return nothing

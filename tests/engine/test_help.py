@@ -258,10 +258,10 @@ def test_hint_frees_a_stein_group_joker_with_both_missing_tiles():
 
 
 def test_hint_still_gives_an_accepted_move_when_the_solver_runs_out_of_time(monkeypatch):
+    from engine import hints
     from engine.solver import forget_recent
-    from engine.tile import legal
 
-    monkeypatch.setattr(legal, "HELP_BUDGET", 1)  # the budget the hint's solves use
+    monkeypatch.setattr(hints, "HELP_BUDGET", 1)  # the budget the hint's solves use
     forget_recent()
     g = game("rummikub", "B2 B3 B4 B5 B6 | R8 Y8 K8 | K10 K11 K12", "R1 R2 R3 B7 B8 Y9 K9")
     event, command = _hint(g)
