@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameOver, ServiceConfig, TablePicture, TurnPrompt
+from bot.service import ErrorReply, GameOver, ServiceConfig, TablePicture, TurnPrompt
 from bot.service.turns import (
     TurnMoves,
     TurnTracker,
@@ -226,10 +226,12 @@ async def test_the_service_tells_every_turn_with_the_turn_end_message(
         await service.start(run_timers=False)
         await service.register_player("host", "Host", "de")
         game_id, _ = await service.create_game("host", preset, seed=7, seat_host=False)
-        for _ in range(2):
+        for _ in range(3 if preset == "stein" else 2):  # Stein-Rummy needs 3 or 4 players
             await service.add_bot(game_id, "host", "easy")
-        sent.extend(await service.start_game(game_id, "host"))
-        await service.wait_finished(game_id)
+        started = await service.start_game(game_id, "host")
+        assert not [m for m in started if isinstance(m, ErrorReply)], started
+        sent.extend(started)
+        await asyncio.wait_for(service.wait_finished(game_id), 120)
         for _ in range(1000):  # the last move's messages follow its commit
             await service.wait_idle()
             if any(isinstance(m, GameOver) for m in sent):
@@ -245,7 +247,7 @@ async def test_the_service_tells_every_turn_with_the_turn_end_message(
     told = [m.moves for m in turn_ends if getattr(m, "moves", None) is not None]
     assert isinstance(turn_ends[-1], GameOver)
     assert len(told) >= len(turn_ends) - 1  # every turn that passed was told
-    names = {"Computer 1", "Computer 2"}
+    names = {"Computer 1", "Computer 2", "Computer 3"}
     family_word = "card" if preset == "romme" else "tile"
     for moves in told:
         english = moves.message("en")
