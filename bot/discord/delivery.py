@@ -145,7 +145,8 @@ def _where(info: GameInfo) -> dict[str, Any]:
 
 
 def _digest(picture: TablePicture) -> bytes:
-    return hashlib.blake2b(picture.png, digest_size=16).digest()
+    """What a picture shows (its view), to leave an unchanged picture where it is."""
+    return hashlib.blake2b(repr(picture.view).encode(), digest_size=16).digest()
 
 
 def _record(kind: Any, data: Any) -> Any:
@@ -336,10 +337,10 @@ class Delivery:
     async def _picture(self, picture: TablePicture | None, lang: str) -> discord.File | None:
         if picture is None:
             return None
+        png = await picture.png(lang)  # drawn now, once, in the thread's language
+        if not png:
+            return None
         self._shown[picture.game_id] = _digest(picture)
-        png = picture.png  # drawn in English by the service
-        if lang != "en" and picture.view is not None:
-            png = await self.bot.service.render_view(picture.view, lang) or png
         return discord.File(io.BytesIO(png), filename=TABLE_FILE)
 
     async def _thread(self, info: GameInfo, batch: _Batch, lang: str, report: Report) -> None:

@@ -109,9 +109,7 @@ class Messages:
                     from .turns import highlighted  # the turn words, present when moves are
 
                     view = highlighted(view, moves)
-            png = await self.render(renderer.table, view, "en")
-            if png:
-                out.append(TablePicture(live.id, png, view.turn_no, view))
+            out.append(TablePicture(live.id, view.turn_no, view, self.table_picture))
         for seat in changed:
             info = live.seats[seat]
             if info.is_bot:

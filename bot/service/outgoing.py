@@ -13,7 +13,7 @@ read them).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,13 +72,21 @@ class PublicText(_Worded):
 
 @dataclass(frozen=True, slots=True)
 class TablePicture:
-    """The table as a PNG, after a change everybody may see, drawn in English from ``view``
-    (the public view it shows; :meth:`GameService.render_view` draws it in another language)."""
+    """The table after a change everybody may see: the public ``view`` it shows, drawn only
+    when an adapter asks for it, in the reader's language (:meth:`png`; at most once per
+    language). Within a batch only the picture an adapter shows is ever drawn."""
 
     game_id: str
-    png: bytes
     turn_no: int
-    view: Any = None
+    view: Any
+    draw: Callable[[Any, str], Awaitable[bytes | None]] = field(repr=False, compare=False)
+    drawn: dict[str, bytes | None] = field(default_factory=dict, repr=False, compare=False)
+
+    async def png(self, lang: str = "en") -> bytes | None:
+        """The picture in ``lang`` (None when drawing failed: a picture never fails a move)."""
+        if lang not in self.drawn:
+            self.drawn[lang] = await self.draw(self.view, lang)
+        return self.drawn[lang]
 
 
 @dataclass(frozen=True, slots=True)

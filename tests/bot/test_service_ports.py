@@ -89,7 +89,12 @@ async def test_pictures_come_from_the_renderer_port_in_the_reader_language(tmp_p
         out = await service.start_game(game_id, "alice")
         tables = [o for o in out if isinstance(o, TablePicture)]
         racks = {o.to: o for o in out if isinstance(o, PrivateRack)}
-        assert [t.png for t in tables] == [b"table-en"]
+        # the table picture is drawn only when an adapter asks, once per language
+        assert ("table", "en") not in pictures.asked and ("table", "de") not in pictures.asked
+        assert [await t.png("de") for t in tables] == [b"table-de"]
+        assert [await t.png("de") for t in tables] == [b"table-de"]
+        assert pictures.asked.count(("table", "de")) == 1 and ("table", "en") not in pictures.asked
+        assert [await t.png("en") for t in tables] == [b"table-en"]
         assert await service.render_view(tables[0].view, "de") == b"table-de"
         assert racks["alice"].png == b"rack-en" and racks["bob"].png == b"rack-de"
         assert racks["bob"].text.startswith("Deine Bank (14): ")
