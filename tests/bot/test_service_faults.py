@@ -25,7 +25,7 @@ import pytest
 from bot.service import ErrorReply, GameService, ManualClock, ServiceConfig, ServiceError
 from bot.service.replay import restore
 from bot.service.soak import verify_db, verify_game
-from bot.store import CommandWrite, SqliteStore
+from bot.store import CommandWrite, SqliteStore, StoreConflict
 from i18n import error_text
 from tests.bot.store_helpers import fill, tmpfs
 
@@ -146,6 +146,45 @@ async def test_random_cancellations_never_leave_memory_and_disk_apart(h: Harness
             assert (await h.store.load_game(game_id)).seq == seq + 1
             await assert_memory_is_disk(s, h.store, game_id)
         assert await verify_game(h.store, await h.store.load_game(game_id)) == []
+
+
+async def test_a_cancelled_commit_acknowledges_only_its_own_log_row(h: Harness):
+    """A caller cancelled during its commit reads the outcome back: it acknowledges the write
+    only if the log row at its seq is its own (seat, text, time), never a command another
+    process logged at that seq meanwhile (a game taken over while this process was paused)."""
+    s = h.service
+    game_id = await two_player_game(s)
+    other = restore(await h.store.load_game(game_id), [])
+    seat = other.current
+    other.apply(seat, "draw")
+    theirs = CommandWrite(game_id, 1, seat, "draw", T0 + 5, snapshot_json=other.to_json())
+    ours = CommandWrite(game_id, 1, seat, "draw", T0 + 1, snapshot_json=other.to_json())
+    real_append = h.store.append_command
+
+    async def taken_over(write: CommandWrite) -> None:  # ours never lands; theirs does
+        await real_append(theirs)
+        raise asyncio.CancelledError
+
+    h.store.append_command = taken_over
+    try:
+        error, cancelled = await s.pipeline._commit(ours)
+    finally:
+        h.store.append_command = real_append
+    assert cancelled and isinstance(error, StoreConflict), error
+
+    # the same read-back acknowledges a write that did land before the caller was cancelled
+    other.apply(other.current, "draw")
+    landed = CommandWrite(game_id, 2, other.current, "draw", T0 + 6, snapshot_json=other.to_json())
+
+    async def landed_then_cancelled(write: CommandWrite) -> None:
+        await real_append(write)
+        raise asyncio.CancelledError
+
+    h.store.append_command = landed_then_cancelled
+    try:
+        assert await s.pipeline._commit(landed) == (None, True)
+    finally:
+        h.store.append_command = real_append
 
 
 # ------------------------------------------------------------------------------ races
