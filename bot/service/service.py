@@ -273,9 +273,7 @@ class GameService:
         seat, turn_no = turn_key(live.state)
         return f"{turn_no}.{seat}"
 
-    async def suggestion(
-        self, game_id: str, player_id: str, *, timeout: float = 1.5
-    ) -> str | None:
+    async def suggestion(self, game_id: str, player_id: str, *, timeout: float = 1.5) -> str | None:
         """The command the game's hint offers the player to move (exactly as they may type
         it), worked out on a copy (nothing is logged or changed); None when help is not
         allowed, it is not their turn, or it takes longer than ``timeout`` seconds."""
