@@ -46,7 +46,7 @@ from collections.abc import Sequence
 
 from .autoplay import accepts, checked_tile_turn, disjoint_melds, random_tile_turn
 from .card.scoring import card_penalty
-from .card.strong import meld_windows, strong_card_play, wants_top
+from .card.strong import holds, meld_windows, strong_card_play, wants_top
 from .cardplan import CardPlan, candidate_card_melds, plan_for_turn
 from .errors import RummyError
 from .melds import MeldSpec, readings
@@ -851,7 +851,7 @@ def _card_draw(game, seat: int, level: str, rng: random.Random) -> str:
         return "pick" if rng.random() < 0.2 or not game.pool else "draw"
     if not game.pool:
         return "pick"
-    if level == "strong":
+    if level == "strong" and holds(game, seat):
         return "pick" if wants_top(game, seat) else "draw"
     hand = game.faces(game.racks[seat])
     if top.is_joker:
@@ -872,7 +872,7 @@ def _completes_cards(hand: Sequence[Face], card: Face, mode: str) -> bool:
 
 
 def _card_play(game, seat: int, level: str, rng: random.Random) -> list[str]:
-    if level == "strong":
+    if level == "strong" and holds(game, seat):
         return strong_card_play(game, seat, rng)
     hand = game.faces(game.racks[seat])
     easy = level == "easy"
@@ -886,7 +886,7 @@ def _card_play(game, seat: int, level: str, rng: random.Random) -> list[str]:
     choices = list(left)
     if banned is not None and banned in choices and choices.count(banned) == 1:
         choices.remove(banned)
-    if level == "medium":
+    if level != "easy":  # medium, and strong past its hold limit
         card = _card_discard_by_partners(game, choices, left, rng)
     else:
         card = rng.choice(choices)

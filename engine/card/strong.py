@@ -32,6 +32,7 @@ from .scoring import card_penalty
 
 __all__ = [
     "choose_discard",
+    "holds",
     "keep_value",
     "live_outs",
     "meld_windows",
@@ -48,6 +49,17 @@ DANGER = 0.5
 
 FITS_TABLE = 4.0
 """Extra weight of a discard that fits a table meld (the next player lays it off at once)."""
+
+
+HOLD_LIMIT = 15
+"""The most cards a strong player holds (the hand after its draw): its hold search grows
+exponentially with the hand, and a hand past a deal and two draws means holding has failed (the
+Rommé variant where one draws two cards, say); then it plays as medium does."""
+
+
+def holds(game, seat: int) -> bool:
+    """Whether the strong player still holds (its hand within :data:`HOLD_LIMIT`)."""
+    return len(game.racks[seat]) <= HOLD_LIMIT
 
 
 def unseen_cards(game, seat: int) -> Counter:
