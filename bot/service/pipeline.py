@@ -399,21 +399,20 @@ class CommandPipeline(ServicePart):
             return exc, False
         while True:  # however often the caller is cancelled meanwhile
             try:
-                record = await self.store.load_game(write.game_id)
                 logged = await self.store.commands(write.game_id, after_seq=write.seq - 1)
                 break
             except asyncio.CancelledError:
                 continue
             except StoreError as exc:
                 return _Unknown(f"command {write.seq} cannot be read back: {exc}"), True
-        if record is not None and record.seq == write.seq - 1:
-            return StoreError(f"command {write.seq} of game {write.game_id} was not saved"), True
-        # the row at this seq is ours only if it is this write's (another process that took the
-        # game over may have logged its own command at the same seq meanwhile)
+        # the log row at this seq decides: none, not saved; this write's (seat, text, time),
+        # saved; another one (a process that took the game over logged its own), a conflict
         row = next((c for c in logged if c.seq == write.seq), None)
-        if row is not None and (row.seat, row.text, row.at) == (write.seat, write.text, write.at):
+        if row is None:
+            return StoreError(f"command {write.seq} of game {write.game_id} was not saved"), True
+        if (row.seat, row.text, row.at) == (write.seat, write.text, write.at):
             return None, True
-        return StoreConflict(f"game {write.game_id} is at {record and record.seq}"), True
+        return StoreConflict(f"game {write.game_id} logged another command {write.seq}"), True
 
     async def _not_committed(
         self, live: LiveGame, write: CommandWrite, error: BaseException
