@@ -890,7 +890,179 @@ typedef struct {
     int jw, jokers, jokers_need, open_min, canon, wrap;
     long long target, budget; /* target as the caller gave it (rack jokers only) */
     uint64_t fp;              /* fingerprint of everything but target and budget (never 0) */
+    /* wrap mode, guesses made here: ``guesses`` are those that pass the joker test, ``all`` the
+     * full list, ``skipped[i]``: how many of it before kept guess i failed the test */
+    const uint16_t *all;
+    Py_ssize_t n_all;
+    const uint32_t *skipped;
 } Problem;
+
+/* ---- Stein's crossing runs (``_wrap_plan`` / ``_wrap_cut`` of engine/solver.py) ------------ */
+
+/* Per colour the codes of the runs that may cross the cut, grouped by the jokers they need
+ * beyond the real pieces at the cut (codes in the order n1, n2, n3 nested, as _wrap_plan). */
+typedef struct {
+    int n[8];
+    uint16_t code[8][120];
+} CostCodes;
+
+static uint16_t *guess_buf = NULL; /* the guesses parse_problem made (one problem at a time) */
+static size_t guess_cap = 0, guess_n = 0;
+/* the guesses that pass the joker test (see guess_jokers), and per kept guess how many guesses
+ * before it failed the test */
+static uint16_t *kept_buf = NULL;
+static uint32_t *kept_skipped = NULL;
+static size_t kept_cap = 0, kept_n = 0;
+static uint8_t guess_cost[4][512]; /* guess_jokers per colour and code (255: not computed) */
+static int guess_filter = 0, guess_jokers_max = 0;
+
+static int guess_push(const uint16_t g[4]) {
+    if ((guess_n + 1) * 4 > guess_cap) {
+        size_t cap = guess_cap ? guess_cap * 2 : 4096;
+        uint16_t *more = realloc(guess_buf, cap * sizeof(uint16_t));
+        if (!more) return -1;
+        guess_buf = more;
+        guess_cap = cap;
+    }
+    memcpy(guess_buf + guess_n * 4, g, 4 * sizeof(uint16_t));
+    guess_n++;
+    if (!guess_filter) return 0;
+    int cost = 0;
+    for (int c = 0; c < 4; c++) cost += guess_cost[c][g[c]];
+    if (cost > guess_jokers_max) return 0;
+    if (kept_n + 1 > kept_cap) {
+        size_t cap = kept_cap ? kept_cap * 2 : 1024;
+        uint16_t *more = realloc(kept_buf, cap * 4 * sizeof(uint16_t));
+        if (!more) return -1;
+        kept_buf = more;
+        uint32_t *skip = realloc(kept_skipped, cap * sizeof(uint32_t));
+        if (!skip) return -1;
+        kept_skipped = skip;
+        kept_cap = cap;
+    }
+    memcpy(kept_buf + kept_n * 4, g, 4 * sizeof(uint16_t));
+    kept_skipped[kept_n] = (uint32_t)(guess_n - 1 - kept_n);
+    kept_n++;
+    return 0;
+}
+
+/* The jokers the crossing runs of one colour (``code``: n1, n2, n3 runs with 1, 2, 3 or more
+ * pieces before the cut) need at least, the cut between values ``before`` and ``after``. Such
+ * a run holds a piece at ``before`` and at ``after`` (the first cell of the pass continues every
+ * run), one of two or more before the cut also at before - 1, one of three or more at
+ * before - 2, and one of one piece before the cut, which is one or two long after ``after``
+ * and must go on, at after + 1 (13 values: these five cells are distinct). The runs are
+ * different, so each cell holds as many distinct pieces as runs pass it: the pieces missing
+ * there (there are ``have`` of that colour and value, needed or rack) must be jokers. A guess
+ * whose colours together need more jokers than there are has no valid end; the searches leave
+ * it out, which changes nothing else (every guess is searched on its own: memo and twins
+ * carry its index). Exact only under that argument; tests/engine/test_solver_guesses.py
+ * compares with the full list. */
+static int guess_jokers(const unsigned char *need, const unsigned char *opt, int c, int cut,
+                        unsigned code) {
+    int n1 = code & 7, n2 = (code >> 3) & 7, n3 = (code >> 6) & 7, n = n1 + n2 + n3;
+    int before = cut ? cut : 13;
+    int at[5] = {before - 2, before - 1, before, cut + 1, cut + 2};
+    int demand[5] = {n3, n2 + n3, n, n, n1};
+    int cost = 0;
+    for (int k = 0; k < 5; k++) {
+        int v = (at[k] + 12) % 13 + 1; /* 1..13 */
+        int have = need[c * 15 + v] + opt[c * 15 + v];
+        if (demand[k] > have) cost += demand[k] - have;
+    }
+    return cost;
+}
+
+/* every combination needing at most ``jokers`` jokers, colour by colour, cheapest first */
+static int guess_extend(const CostCodes *pc, int colour, int spent, int jokers, uint16_t g[4]) {
+    for (int cost = 0; cost < 8; cost++) {
+        if (!pc[colour].n[cost]) continue;
+        if (spent + cost > jokers) break;
+        for (int q = 0; q < pc[colour].n[cost]; q++) {
+            g[colour] = pc[colour].code[cost][q];
+            if (colour == 3) {
+                if (guess_push(g)) return -1;
+            } else if (guess_extend(pc, colour + 1, spent + cost, jokers, g)) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* the cut (the pass starts at value cut + 1) and the guesses into guess_buf / guess_n */
+static int wrap_guesses_make(const unsigned char *need, const unsigned char *opt, int jokers,
+                             int *cut_out, int filter) {
+    unsigned long long best = 0;
+    int cut = -1, real[4] = {0}, limit[4] = {0};
+    for (int k = 0; k < 13; k++) {
+        int before = k ? k : 13, after = k + 1;
+        unsigned long long count = 1;
+        int r[4], l[4];
+        for (int c = 0; c < 4; c++) {
+            int a = need[c * 15 + before] + opt[c * 15 + before];
+            int b = need[c * 15 + after] + opt[c * 15 + after];
+            int total = 0;
+            for (int v = 1; v <= 13; v++) total += need[c * 15 + v] + opt[c * 15 + v];
+            r[c] = imin(a, b);
+            l[c] = imin(imin(r[c] + jokers, total), 7);
+            count *= (unsigned long long)((l[c] + 1) * (l[c] + 2) * (l[c] + 3) / 6);
+        }
+        if (cut < 0 || count < best) {
+            best = count;
+            cut = k;
+            memcpy(real, r, sizeof(r));
+            memcpy(limit, l, sizeof(l));
+        }
+    }
+    CostCodes pc[4];
+    memset(pc, 0, sizeof(pc));
+    for (int c = 0; c < 4; c++)
+        for (int n1 = 0; n1 <= limit[c]; n1++)
+            for (int n2 = 0; n2 <= limit[c] - n1; n2++)
+                for (int n3 = 0; n3 <= limit[c] - n1 - n2; n3++) {
+                    int cost = imax(0, n1 + n2 + n3 - real[c]);
+                    pc[c].code[cost][pc[c].n[cost]++] = (uint16_t)(n1 | n2 << 3 | n3 << 6);
+                }
+    guess_n = 0;
+    kept_n = 0;
+    guess_filter = filter;
+    guess_jokers_max = jokers;
+    if (filter)
+        for (int c = 0; c < 4; c++)
+            for (int cost = 0; cost < 8; cost++)
+                for (int q = 0; q < pc[c].n[cost]; q++) {
+                    unsigned code = pc[c].code[cost][q];
+                    guess_cost[c][code] = (uint8_t)imin(255, guess_jokers(need, opt, c, cut, code));
+                }
+    uint16_t g[4] = {0, 0, 0, 0};
+    *cut_out = cut;
+    return guess_extend(pc, 0, 0, jokers, g);
+}
+
+/* wrap_guesses(need, opt, jokers) -> (cut, guesses as bytes of native uint16, four per guess):
+ * what ``search`` and ``run`` make for themselves when given no guesses in wrap mode */
+static PyObject *dp_wrap_guesses(PyObject *self, PyObject *args) {
+    const unsigned char *need, *opt;
+    Py_ssize_t need_n, opt_n;
+    int jokers, cut;
+    int filter = 0;
+    if (!PyArg_ParseTuple(args, "y#y#i|p", &need, &need_n, &opt, &opt_n, &jokers, &filter))
+        return NULL;
+    if (need_n != 60 || opt_n != 60 || jokers < 0 || jokers > 15) {
+        PyErr_SetString(PyExc_ValueError, "engine._dp: malformed problem");
+        return NULL;
+    }
+    if (wrap_guesses_make(need, opt, jokers, &cut, filter)) return PyErr_NoMemory();
+    if (filter)
+        return Py_BuildValue("(iy#)", cut, (const char *)kept_buf,
+                             (Py_ssize_t)(kept_n * 4 * sizeof(uint16_t)));
+    return Py_BuildValue("(iy#)", cut, (const char *)guess_buf,
+                         (Py_ssize_t)(guess_n * 4 * sizeof(uint16_t)));
+}
+
+static const unsigned char LINEAR_VALUES[13] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+static unsigned char wrap_values[13];
 
 /* the arguments common to run() and search() (see the top of this file), then ``first`` and
  * ``limit`` where given (search) */
@@ -910,9 +1082,30 @@ static int parse_problem(PyObject *args, Problem *p, int *first, long long *limi
     }
     p->guesses = (const uint16_t *)gbuf;
     p->n_guesses = g_n / 8;
+    if (p->wrap && !g_n) { /* wrap mode without guesses: make them (and the order of values) */
+        int cut;
+        if (wrap_guesses_make(p->need, p->opt, p->jokers, &cut, 1)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (int i = 0; i < 13; i++) wrap_values[i] = LINEAR_VALUES[(cut + i) % 13];
+        p->values = wrap_values;
+        p->guesses = kept_buf;
+        p->n_guesses = (Py_ssize_t)kept_n;
+        p->all = guess_buf;
+        p->n_all = (Py_ssize_t)guess_n;
+        p->skipped = kept_skipped;
+        gbuf = (const char *)kept_buf; /* the memo's keys number these */
+        g_n = (Py_ssize_t)(kept_n * 8);
+    } else {
+        p->all = p->guesses;
+        p->n_all = p->n_guesses;
+        p->skipped = NULL;
+    }
     uint64_t fp = mix64((uint64_t)p->jw | (uint64_t)p->jokers << 16 | (uint64_t)p->jokers_need << 24 |
                         (uint64_t)p->open_min << 32 | (uint64_t)p->canon << 40 |
-                        (uint64_t)p->wrap << 41 | (uint64_t)g_n << 42);
+                        (uint64_t)p->wrap << 41 | (uint64_t)g_n << 42 |
+                        (uint64_t)(p->all != p->guesses) << 63); /* guesses made and thinned */
     const unsigned char *parts[] = {p->need, p->opt, p->weight, p->values, p->starts,
                                     p->ends, p->hints, p->blocks, (const unsigned char *)gbuf};
     Py_ssize_t lens[] = {60, 60, 15, 13, 60, 60, 60, p->blocks_n, g_n};
@@ -1691,6 +1884,25 @@ static PyObject *dp_search(PyObject *self, PyObject *args) {
         return NULL;
     }
     dfs_solve(x, first, limit, 1);
+    if (first && x->p.n_all > x->p.n_guesses && !x->oom && !(x->aborted && !x->limited)) {
+        /* A tie-break trial (``first``) answers "no" when ``limit`` runs out, so its answer
+         * depends on the states the search spends, and the guesses left out would have cost
+         * some: the answer is that of the search over every guess. Without a play (no guess
+         * has one) it is the same; with one found after no guess left out, the states are the
+         * same too; otherwise (or cut short) the search over every guess gives it. */
+        long long target = x->p.target + (long long)x->p.jokers_need * x->p.jw;
+        int found = x->best >= target;
+        if (x->limited || (found && x->p.skipped[x->best_gi])) {
+            Problem all = x->p;
+            all.guesses = all.all;
+            all.n_guesses = all.n_all;
+            all.skipped = NULL;
+            memset(x, 0, sizeof(Dfs));
+            x->p = all;
+            dfs_solve(x, first, limit, 1);
+            memo_problem = 0; /* its memo counts guesses otherwise */
+        }
+    }
     PyObject *result = dfs_answer(x, x->nodes);
     free(x);
     return result;
@@ -1828,6 +2040,7 @@ static PyMethodDef methods[] = {
     {"search", dp_search, METH_VARARGS, "The same optimum, depth first with branch and bound."},
     {"trials", dp_trials, METH_VARARGS, "The tie-break trials, until one has a play."},
     {"cache_size", dp_cache_size, METH_NOARGS, "(cached cells, cached options)"},
+    {"wrap_guesses", dp_wrap_guesses, METH_VARARGS, "Stein: the cut and the crossing runs."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -84,6 +84,11 @@ Wrap-around runs (Stein) form a cycle: the values are processed from a cut where
 can cross, each possible set of crossing runs (per colour: how many, with which length before the
 cut) is guessed and carried in the state, and the runs open at the end must cover the guessed
 ones (each at least as long; extra ones long enough to end), as the dominance above requires.
+``engine._dp`` makes the guesses itself (:func:`_wrap_guesses` shows them) and leaves out those
+whose crossing runs need more jokers than there are, counting the pieces missing at the five
+cells such runs pass for sure (see ``guess_jokers`` there): such a guess has no valid end, and
+every guess is searched on its own, so nothing else changes. A tie-break trial, whose "no"
+may come from its state limit, answers as the search over every guess does.
 Runs longer than ``max_run`` never block a solution: they are split in two.
 """
 
@@ -91,7 +96,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -106,7 +110,7 @@ from .rules import RuleSet
 
 Mode = Literal["count", "value"]
 
-__all__ = ["Solution", "solve"]
+__all__ = ["Solution", "SolverBudgetExceeded", "solve", "states_spent"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,18 +468,16 @@ def _dp_call(function, args: tuple, target: int, *more):
 
 
 _LINEAR_VALUES = bytes(range(1, 14))
-_NO_GUESS = array("H", [0, 0, 0, 0]).tobytes()
+_NO_GUESS = bytes(8)
 
 
 def _dp_arguments(p: _Problem) -> tuple:
     """The problem as ``engine._dp`` takes it (see the comment at the top of engine/_dp.c)."""
     jokers = p.jokers_need + p.jokers_opt
     opt = p.usable_cells()
-    values = _LINEAR_VALUES
-    guesses = _NO_GUESS
-    if p.wrap:
-        cut, guesses = _wrap_guesses(p.need, p.usable(), jokers)
-        values = _LINEAR_VALUES[cut:] + _LINEAR_VALUES[:cut]
+    # wrap mode: no guesses given, engine._dp makes them (and the order of the values) itself,
+    # as :func:`_wrap_guesses` shows them
+    guesses = b"" if p.wrap else _NO_GUESS
     starts = bytearray(60)
     ends = bytearray(60)
     blocks = bytearray()
@@ -495,7 +497,7 @@ def _dp_arguments(p: _Problem) -> tuple:
         p.open_min,
         int(p.canon),
         int(p.wrap),
-        values,
+        _LINEAR_VALUES,
         guesses,
         bytes(starts),
         bytes(ends),
@@ -804,46 +806,12 @@ def _wrap_cut(need, opt, jokers) -> tuple[int, list[tuple[int, ...]]]:
     return cut, guesses
 
 
-def _cost_pairs(first, second, most: int) -> list[tuple[int, int, list[int]]]:
-    """Guesses for two neighbouring colours (``per_cost`` entries of :func:`_wrap_plan`) in
-    guess order, needing at most ``most`` jokers: (jokers needed, a code of the first colour,
-    the codes of the second that go with it)."""
-    out = []
-    for cost_a, codes_a in first:
-        if cost_a > most:
-            break
-        for code_a in codes_a:
-            for cost_b, codes_b in second:
-                if cost_a + cost_b > most:
-                    break
-                out.append((cost_a + cost_b, code_a, codes_b))
-    return out
-
-
 def _wrap_guesses(need, opt, jokers) -> tuple[int, bytes]:
-    """:func:`_wrap_cut` with the guesses as ``engine._dp`` takes them (native uint16, four per
-    guess, the same order), built a block at a time: Stein positions can have tens of thousands
-    of guesses."""
-    cut, per_cost = _wrap_plan(need, opt, jokers)
-    # per jokers left: the (colour 2, colour 3) code pairs in order, as two arrays
-    pairs: list[tuple[array, array]] = []
-    for left in range(jokers + 1):
-        second, third = array("H"), array("H")
-        for _cost, code2, codes3 in _cost_pairs(per_cost[2], per_cost[3], left):
-            second.extend([code2] * len(codes3))
-            third.extend(codes3)
-        pairs.append((second, third))
-    out = array("H")
-    for cost, code0, codes1 in _cost_pairs(per_cost[0], per_cost[1], jokers):
-        second, third = pairs[jokers - cost]
-        if not second:
-            continue
-        for code1 in codes1:
-            block = array("H", (code0, code1, 0, 0)) * len(second)
-            block[2::4] = second
-            block[3::4] = third
-            out.extend(block)
-    return cut, out.tobytes()
+    """:func:`_wrap_cut` as ``engine._dp`` makes it for itself (``engine._dp.wrap_guesses``):
+    the cut and the guesses as native uint16, four per guess, in the same order (Stein
+    positions can have tens of thousands of guesses; the tests compare the two)."""
+    flat = bytes(need[0] + need[1] + need[2] + need[3])
+    return _dp.wrap_guesses(flat, bytes(opt[0] + opt[1] + opt[2] + opt[3]), jokers)
 
 
 def _rebuild_reference(p: _Problem, trace: list) -> tuple[list[list[Face]], list[Face]] | None:
@@ -1616,6 +1584,10 @@ def solve(
             jokers_stay=jokers_stay,
         )
     finally:
+        if budget is not None:
+            left = _budget.left
+            used = budget + 1 if left is None or left < 0 else budget - left
+            _budget.spent = getattr(_budget, "spent", 0) + used
         _budget.left = previous
     with _recent_lock:
         _recent[key] = _copy_solution(solution)
@@ -1626,6 +1598,13 @@ def solve(
         while len(_recent) > _RECENT_SIZE:
             _recent.popitem(last=False)
     return solution
+
+
+def states_spent() -> int:
+    """DP states spent so far in this thread by :func:`solve` calls with a ``budget`` (a
+    remembered answer costs none; one that ran out counts ``budget + 1``): callers that run many
+    solves share one budget by it."""
+    return getattr(_budget, "spent", 0)
 
 
 _RECENT_SIZE = 64
