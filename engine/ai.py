@@ -53,6 +53,7 @@ from .melds import MeldSpec, readings
 from .pieces import Face, format_faces, parse_faces
 from .scoring import meld_value, opening_value
 from .solver import SolverBudgetExceeded, solve
+from .tile.legal import plain_place
 
 LEVELS = ("easy", "medium", "strong")
 
@@ -273,7 +274,8 @@ def _checked(game, seat: int, place: tuple[list[str], list[list[Face]]]):
         raise _TooHard
     probe = game.copy()
     try:
-        probe.apply(seat, place[0][0])
+        with plain_place():  # the old ``place`` only: the players' games stay as they were
+            probe.apply(seat, place[0][0])
     except RummyError:
         raise _TooHard from None
     return place[0], [list(m) for m in probe.table_faces(working=True)]
