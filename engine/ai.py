@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 from collections import Counter
 from collections.abc import Sequence
 
@@ -278,7 +279,27 @@ def _checked(game, seat: int, place: tuple[list[str], list[list[Face]]]):
             probe.apply(seat, place[0][0])
     except RummyError:
         raise _TooHard from None
+    _probed.last = (game, place[0][0], probe)
     return place[0], [list(m) for m in probe.table_faces(working=True)]
+
+
+_probed = threading.local()
+"""The ``place`` :func:`_checked` tried last in this thread, as (game, command, game after it),
+for :func:`_accepted` of the same :func:`_tile_move` call."""
+
+
+def _accepted(game, seat: int, parts: list[str]) -> bool:
+    """Does the engine accept ``parts`` (one message) from ``seat`` now? As
+    :func:`engine.autoplay.accepts`, but when the message starts with the ``place`` this move
+    already tried on a copy of ``game``, only the rest is tried, on a copy of that one: a
+    message is run command after command on a copy (``apply``), so the answer is the same
+    without laying the table out a second time."""
+    last = getattr(_probed, "last", None)
+    _probed.last = None
+    if last is not None and last[0] is game and parts and parts[0] == last[1]:
+        rest = "; ".join(parts[1:])
+        return not rest or last[2].tried(seat, rest) is not None
+    return accepts(game, seat, "; ".join(parts))
 
 
 def _turn_started(game) -> bool:
@@ -293,6 +314,7 @@ def _tile_move(game, seat: int, level: str, rng: random.Random) -> str:
     (:func:`engine.autoplay.checked_tile_turn`), so a computer player's message is never refused."""
     if game.rules.draw_first and not game.draws_complete():
         return _stein_draws(game, seat, level, rng)
+    _probed.last = None  # a probe of an earlier call is no probe of this state
     if _turn_started(game):
         try:
             game.check_turn(seat)
@@ -303,7 +325,7 @@ def _tile_move(game, seat: int, level: str, rng: random.Random) -> str:
     else:
         parts = _tile_plan(game, seat, level, rng, fresh=False)
     text = "; ".join(parts)
-    if level == "easy" or accepts(game, seat, text):  # the easy turn is checked already
+    if level == "easy" or _accepted(game, seat, parts):  # the easy turn is checked already
         return text
     return checked_tile_turn(game, seat, parts, rng)
 
