@@ -239,6 +239,7 @@ class PostgresStore(PgReads, Store):
                 timeout=self.connect_timeout,
                 command_timeout=None,
                 server_settings=settings,
+                reset=_keep_session,
             )
         except Exception as exc:
             raise connect_error(exc, self.path) from None
@@ -428,11 +429,14 @@ class PostgresStore(PgReads, Store):
         write: bool,
         check: Callable[[asyncpg.Connection], Awaitable[None]] | None = None,
         atomic: bool = True,
+        then: Callable[[], None] | None = None,
     ) -> _T:
         """``fn(connection)`` on a pooled connection (a write inside one transaction, after the
         lease check). A connection found dead is replaced once: for a read always, for a write
         only when it died before the transaction began (nothing of it reached the server); any
-        later failure is a StoreError and nothing is acknowledged."""
+        later failure is a StoreError and nothing is acknowledged. ``then()`` runs as soon as
+        the write is committed, before the connection goes back to the pool (a group commit
+        wakes its writers there, not after the pool's bookkeeping)."""
         pool = self._pool_or_raise()
         for attempt in (1, 2):
             began = False
@@ -440,12 +444,16 @@ class PostgresStore(PgReads, Store):
                 async with pool.acquire(timeout=self.connect_timeout) as conn:
                     if not write or not atomic:  # a read, or ONE statement (its own transaction)
                         began = True
-                        return await fn(conn)
-                    async with conn.transaction():
-                        began = True
-                        if check is not None:
-                            await check(conn)
-                        return await fn(conn)
+                        result = await fn(conn)
+                    else:
+                        async with conn.transaction():
+                            began = True
+                            if check is not None:
+                                await check(conn)
+                            result = await fn(conn)
+                    if then is not None:
+                        then()
+                    return result
             except StoreError:
                 raise
             except Exception as exc:
@@ -466,11 +474,13 @@ class PostgresStore(PgReads, Store):
         *,
         games: Sequence[str] = (),
         guilds: Sequence[str | None] = (),
+        then: Callable[[], None] | None = None,
     ) -> _T:
         """``work(connection)`` in one transaction that first checks the owner lease (sharded:
-        the leases of the shards of ``games`` and ``guilds``; none for a write of no game)."""
+        the leases of the shards of ``games`` and ``guilds``; none for a write of no game);
+        ``then()`` as soon as it is committed (see :meth:`_run`)."""
         self._writable(doing)
-        return await self._run(work, doing, write=True, check=self._fence(games, guilds))
+        return await self._run(work, doing, write=True, check=self._fence(games, guilds), then=then)
 
     # ------------------------------------------------------------------ shard leases
     def _fence(
@@ -814,7 +824,10 @@ class PostgresStore(PgReads, Store):
             games = {w.game_id for w, _ in batch}
             self._in_flight |= games
             try:
-                outcomes = await self._commit_writes([w for w, _ in batch])
+                outcomes = await self._commit_writes(
+                    [w for w, _ in batch],
+                    committed=lambda b=batch: settle_batch(b, [None] * len(b)),
+                )
             except BaseException as exc:  # a bug here must not leave writers waiting for ever
                 log.exception("the store writer failed")
                 error = pg_error(exc, "saving commands", where=self.path)
@@ -824,9 +837,13 @@ class PostgresStore(PgReads, Store):
                 self._in_flight -= games
             settle_batch(batch, outcomes)
 
-    async def _commit_writes(self, writes: list[CommandWrite]) -> list[BaseException | None]:
+    async def _commit_writes(
+        self, writes: list[CommandWrite], committed: Callable[[], None] | None = None
+    ) -> list[BaseException | None]:
         """Commit ``writes`` in one transaction; when that fails, one by one, so only a faulty
-        write fails. Returns each write's StoreError or None."""
+        write fails. Returns each write's StoreError or None. ``committed()`` runs the moment
+        the whole batch is committed in one call or transaction (its writers are woken before
+        the connection is given back; the outcomes returned then say the same)."""
 
         def doing(write: CommandWrite) -> str:
             return f"saving command {write.seq} of game {write.game_id}"
@@ -834,7 +851,13 @@ class PostgresStore(PgReads, Store):
         fast = self._one_call(writes)
         if fast is not None:
             try:
-                await self._run(fast, f"saving {len(writes)} commands", write=True, atomic=False)
+                await self._run(
+                    fast,
+                    f"saving {len(writes)} commands",
+                    write=True,
+                    atomic=False,
+                    then=committed,
+                )
                 return [None] * len(writes)
             except StoreError as exc:
                 if exc.code == "closed":
@@ -852,6 +875,7 @@ class PostgresStore(PgReads, Store):
                 lambda conn: write_commands(conn, writes),
                 f"saving {len(writes)} commands",
                 games=[w.game_id for w in writes],
+                then=committed,
             )
         except StoreError as exc:
             if len(writes) == 1:
@@ -1124,6 +1148,15 @@ class PostgresStore(PgReads, Store):
         finally:
             with contextlib.suppress(Exception):
                 await pool.release(conn)
+
+
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """The pool's reset of a connection given back: nothing beyond asyncpg's own rollback of
+    a transaction left open. Its default (``RESET ALL``, ``UNLISTEN *``, ``CLOSE ALL``,
+    ``pg_advisory_unlock_all()``) is one more round trip per use, and this store leaves none
+    of those behind: no SET, LISTEN, cursor or session-level advisory lock (only
+    ``pg_advisory_xact_lock``, which ends with its transaction)."""
+    del conn
 
 
 async def read_shard_leases(conn: asyncpg.Connection, *, lock: bool = False) -> list[ShardLease]:
