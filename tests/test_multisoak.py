@@ -1,0 +1,49 @@
+"""The multi-process soak's own bookkeeping (benchmarks/multisoak.py): where its kills fall,
+how it counts acknowledged commands, and its CPU seconds. The soak itself is a benchmark, run
+by hand (timings never live in tests)."""
+
+from __future__ import annotations
+
+import os
+import random
+
+from benchmarks.multisoak import _AckCounter, _ranges, kill_points, server_cpu
+
+
+def test_kill_points_fall_one_in_each_part_of_the_first_80_percent() -> None:
+    points = kill_points(10_000, 10, random.Random(1))
+    assert len(points) == 10
+    for k, point in enumerate(points):  # part k is 800 commands wide
+        assert 800 * k + 160 <= point <= 800 * k + 640
+    assert points == sorted(points)
+    assert max(points) < 8_000
+
+
+def test_kill_points_are_the_same_for_the_same_seed() -> None:
+    assert kill_points(5_000, 4, random.Random(7)) == kill_points(5_000, 4, random.Random(7))
+    assert kill_points(5_000, 0, random.Random(7)) == []
+
+
+def test_ack_counter_counts_complete_lines_as_files_grow(tmp_path) -> None:
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    counter = _AckCounter()
+    assert counter.count([a, b]) == 0  # not written yet
+    a.write_text("g\t1\tdraw\t1.0\ng\t2\tdr")  # a killed writer's half line
+    assert counter.count([a, b]) == 1
+    with open(a, "a") as f:
+        f.write("aw\t2.0\n")
+    b.write_text("h\t1\tdraw\t1.0\n")
+    assert counter.count([a, b]) == 3
+    assert counter.count([a, b]) == 3
+
+
+def test_ranges_split_the_shards_once() -> None:
+    assert _ranges(4, 2) == [[0, 1], [2, 3]]
+    assert sorted(s for r in _ranges(16, 3) for s in r) == list(range(16))
+
+
+def test_server_cpu_is_zero_without_a_server_and_counts_a_live_process() -> None:
+    assert server_cpu(None) == 0.0
+    assert server_cpu(2**22 + 12345) == 0.0  # no such process
+    sum(i * i for i in range(200_000))  # some CPU time of this process
+    assert server_cpu(os.getpid()) > 0.0
