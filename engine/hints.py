@@ -32,6 +32,7 @@ from .game import Event
 from .melds import joker_meanings, readings
 from .pieces import Face, format_faces
 from .solver import Solution, SolverBudgetExceeded, solve
+from .tile.legal import legal_play, may_move_first, plain_place
 from .tile.turn import HELP_BUDGET
 
 if TYPE_CHECKING:
@@ -87,9 +88,12 @@ def tile_hint(game: TileGame, seat: int) -> list[Event]:
         if start is not None:
             states.append((start, True))
     options: list[Option] = []
-    for swaps in (False, True):  # the plain plays of both states before any swap
-        for state, reset in states:
-            options += _options(state, search, reset=reset, swaps=swaps)
+    with plain_place():  # the answers hint always gave (place as it always was)
+        for swaps in (False, True):  # the plain plays of both states before any swap
+            for state, reset in states:
+                options += _options(state, search, reset=reset, swaps=swaps)
+    options.sort(key=Option.key)
+    options += _legal_options(game, states, search, options)
     options.sort(key=Option.key)
     for option in options:  # the whole text once more, as the player will type it
         if accepted(game, seat, option.text) is not None:
@@ -223,10 +227,12 @@ class _Search:
         self.solves = SOLVE_LIMIT
         self.exact = True
 
-    def solve(self, game: TileGame, *, jokers_stay: bool) -> Solution | None:
-        if not self.exact or self.solves <= 0:
+    def solve(self, game: TileGame, *, jokers_stay: bool, counted: bool = True) -> Solution | None:
+        """``counted=False``: a question asked before (the solver remembers its answer)."""
+        if not self.exact or (counted and self.solves <= 0):
             return None
-        self.solves -= 1
+        if counted:
+            self.solves -= 1
         seat = self.seat
         fixed = {k for k, m in enumerate(game.turn.table) if m.claim not in (None, seat)}
         try:
@@ -253,17 +259,10 @@ def _options(game: TileGame, search: _Search, *, reset: bool, swaps: bool) -> li
     found: list[Option] = []
 
     def consider(state: TileGame, play: tuple[str, ...], kept: bool = False) -> bool:
-        claims = _claims(state, seat)
-        claimed = accepted(state, seat, "; ".join(claims)) if claims else None
-        if claimed is not None:
-            state, play = claimed, (*play, *claims)
-        end = next((e for e in _ends(state) if accepted(state, seat, e) is not None), None)
-        if end is None:
-            return False
-        left = len(state.turn.rack)
-        option = Option((*prefix, *play), end, left, reset, _gone(game, state), kept)
-        found.append(replace(option, claims=len(claims) if claimed else 0))
-        return True
+        option = _consider(game, state, seat, (*prefix, *play), reset=reset, kept=kept)
+        if option is not None:
+            found.append(option)
+        return option is not None
 
     if swaps:
         tried = 0
@@ -282,6 +281,66 @@ def _options(game: TileGame, search: _Search, *, reset: bool, swaps: bool) -> li
         state = accepted(game, seat, "; ".join(play)) if play else game
         if state is not None:
             consider(state, tuple(play))
+    return found
+
+
+def _consider(
+    game: TileGame, state: TileGame, seat: int, play: tuple[str, ...], *, reset: bool, kept: bool
+) -> Option | None:
+    """The option of ``play`` (typed from ``game``, reaching ``state``) with the claims it forms
+    and an end of the turn the engine accepts; None when the turn cannot end so."""
+    claims = _claims(state, seat)
+    claimed = accepted(state, seat, "; ".join(claims)) if claims else None
+    if claimed is not None:
+        state, play = claimed, (*play, *claims)
+    end = next((e for e in _ends(state) if accepted(state, seat, e) is not None), None)
+    if end is None:
+        return None
+    left = len(state.turn.rack)
+    option = Option(play, end, left, reset, _gone(game, state), kept)
+    return replace(option, claims=len(claims) if claimed else 0)
+
+
+def _legal_options(
+    game: TileGame, states: list[tuple[TileGame, bool]], search: _Search, options: list[Option]
+) -> list[Option]:
+    """The best play the engine accepts (engine/tile/legal.py), for each state whose bound -
+    the solver's free answer, already known - places more than the best option found: a swap
+    first where the play needs one, then the play as commands."""
+    seat = search.seat
+    found: list[Option] = []
+    for state, reset in states:
+        if not search.exact:
+            break
+        best = min((o.left for o in options + found), default=None)
+        free = search.solve(state, jokers_stay=False, counted=False)
+        if free is None:
+            continue
+        reached = best is not None and len(state.turn.rack) - free.count >= best
+        if reached and not may_move_first(state, seat):
+            continue  # the bound is reached already, and no move first could raise it
+        try:
+            play = legal_play(state, seat)
+        except SolverBudgetExceeded:
+            search.exact = False
+            break
+        search.exact = search.exact and play.exact
+        if play.solution is None:
+            continue
+        after = accepted(state, seat, "; ".join(play.before)) if play.before else state
+        if after is None:
+            continue
+        prefix = ("reset",) if reset else ()
+        forms = _as_commands(after, play.solution) if play.solution.count else [()]
+        for form in forms:
+            typed = (*prefix, *play.before, *form)
+            reached = accepted(game, seat, "; ".join(typed))
+            if reached is None:
+                continue
+            option = _consider(game, reached, seat, typed, reset=reset, kept=play.kept)
+            if option is not None:
+                found.append(option)
+                break
     return found
 
 

@@ -3,23 +3,27 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 
-from ..commands import Command
+from ..commands import Command, parse_command
 from ..errors import RummyError
 from ..game import Event
 from ..hints import tile_hint
-from ..pieces import Face, format_faces
+from ..pieces import Face, Tile, format_faces
 from ..solver import SolverBudgetExceeded, solve
+from . import moves
 from .claims import fixed_melds
 from .jokers import joker_faults
+from .legal import legal_play, place_is_plain
 from .turn import (
     HELP_BUDGET,
     Meld,
     TurnContext,
     arrange,
     from_rack,
+    held_jokers,
     nested,
     play_from_rack,
     start_jokers,
@@ -69,7 +73,12 @@ def solve_keeping_jokers(g: TurnContext, seat: int, must_place: Sequence[Face] |
 
 
 def place(g: TurnContext, seat: int, c: Command) -> list[Event]:
-    """Let the solver fit exactly these rack pieces into the table (where help is on)."""
+    """Let the solver fit exactly these rack pieces into the table (where help is on).
+
+    First the answer ``place`` always gave (old logs replay it exactly); only when that
+    refuses, the best play the engine accepts (:func:`engine.tile.legal.legal_play`), with a
+    ``swap`` first where the pieces fit only after one - not inside
+    :func:`~engine.tile.legal.plain_place` (the computer players' probe)."""
     if not g.rules.help_allowed:
         raise RummyError("help.not_allowed")
 
@@ -80,12 +89,53 @@ def place(g: TurnContext, seat: int, c: Command) -> list[Event]:
         raise RummyError("place.too_hard", pieces=format_faces(c.pieces)) from None
     if solution is None or solution.count != len(c.pieces):
         if moved is not None:  # every table that holds them moves a table joker
-            raise moved
-        key = "why.place.one" if len(c.pieces) == 1 else "why.place.many"
-        reason = {"key": key, "pieces": format_faces(c.pieces)}
-        raise RummyError("place.impossible", reason=reason)
-    adopt_solution(g, solution.table, ids)
-    return [working_event(g, seat, "place", pieces=format_faces(c.pieces))]
+            refused = moved
+        else:
+            key = "why.place.one" if len(c.pieces) == 1 else "why.place.many"
+            reason = {"key": key, "pieces": format_faces(c.pieces)}
+            refused = RummyError("place.impossible", reason=reason)
+    else:
+        try:
+            adopt_solution(g, solution.table, ids)
+            return [working_event(g, seat, "place", pieces=format_faces(c.pieces))]
+        except RummyError as fault:
+            refused = fault
+    if place_is_plain():
+        raise refused
+    events = legal_place(g, seat, c.pieces)
+    if events is None:
+        raise refused
+    return events
+
+
+_MOVES = {"swap": moves.swap, "add": moves.add}
+"""The moves the legal search may make before it lays the pieces."""
+
+
+def legal_place(g: TurnContext, seat: int, pieces: Sequence[Face]) -> list[Event] | None:
+    """``place`` by the legal search: the moves it makes first (a ``swap``; a rack joker
+    added to a locked group), then the pieces laid; None (nothing changed) when no accepted
+    play places exactly these pieces."""
+    try:
+        found = legal_play(g, seat, pieces, whole_turn=False)
+    except SolverBudgetExceeded:
+        return None
+    if found.solution is None:
+        return None
+    before = g.turn.snapshot()
+    rack = set(g.turn.rack)
+    events: list[Event] = []
+    try:
+        for text in found.before:
+            command = parse_command(text)
+            events += _MOVES[command.verb](g, seat, command)
+        gained = [i for i in g.turn.rack if i not in rack]
+        placed = from_rack(g, found.solution.placed, prefer=[*gained, *g.turn.freed])
+        adopt_solution(g, found.solution.table, placed, retry=True)
+    except RummyError:  # pragma: no cover - the search checked this very play on a copy
+        g.turn.restore(before)
+        return None
+    return [*events, working_event(g, seat, "place", pieces=format_faces(pieces))]
 
 
 def check_solution(g: TurnContext, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
@@ -95,26 +145,84 @@ def check_solution(g: TurnContext, melds: Sequence[Sequence[Face]], placed: Sequ
     adopt_solution(probe, [list(m) for m in melds], from_rack(probe, placed))
 
 
-def adopt_solution(g: TurnContext, melds: list[list[Face]], placed: list[int]) -> None:
+def adopt_solution(
+    g: TurnContext, melds: list[list[Face]], placed: list[int], *, retry: bool = False
+) -> None:
     """Rebuild the working table from solver melds, reusing ids, or raise
     ``place.impossible`` and change nothing.
 
     A working meld the solver left as it is keeps its very ids and its claim (a claim ends
     only by ``unclaim``: every claim must come back unchanged). Other melds take ids by
     face; the solver treats jokers as interchangeable, so each table joker goes to the new
-    meld that shares most real tiles with its meld at the start of the turn. The result must
-    keep every joker rule (:func:`~engine.tile.jokers.joker_faults`), as the manual commands do."""
+    meld that shares most real tiles with its meld at the start of the turn, and a real tile
+    of equal face is taken from such a joker's old meld. The result must keep every joker
+    rule (:func:`~engine.tile.jokers.joker_faults`), as the manual commands do. That first
+    assignment is the one ``place`` always made; with ``retry`` (the legal search,
+    engine/tile/legal.py), when it breaks a rule, other orders of the jokers and of equal tiles
+    are tried (at most :data:`ADOPT_ATTEMPTS`), also with kept melds giving up their ids."""
     start = start_jokers(g)
     homes = {
         j: Counter(f for f in g.faces(g.table[index].ids) if not f.is_joker)
         for j, (index, _) in start.items()
     }
+    start_home = {i: index for index, meld in enumerate(g.table) for i in meld.ids}
+    played = set(placed) | set(g.turn.played)
+    before = g.turn.snapshot()
+    first_faults: list[RummyError] | None = None
+    attempts = ADOPT_ATTEMPTS
+    # first every working meld the solver kept exactly keeps its ids; then (when a joker rule
+    # is broken) only the claims, so that tiles of equal face may change places
+    for keep_all in (True, False):
+        chosen, by_face = _kept_exactly(g, melds, placed, keep_all)
+        ids = _Ids(g, melds, chosen, by_face, homes, start_home, played)
+        if keep_all:  # the plain assignment first (the one place always made)
+            faults = _lay(g, ids.plain(), placed)
+            if not faults:
+                return
+            g.turn.restore(before)
+            first_faults = faults
+            if not retry:  # the one assignment place always made
+                raise place_refused(faults[0])
+        doubles = sorted(
+            {f for f, found in by_face.items() if len(found) > 1 and not f.is_joker}, key=str
+        )
+        slots = sum(1 for k, m in enumerate(melds) if k not in chosen for f in m if f.is_joker)
+        jokers = by_face.get(Tile.joker(), [])
+        plans: list[list[int] | None] = [None]
+        plans += [list(p) for p in itertools.islice(itertools.permutations(jokers, slots), 120)]
+        for size in range(len(doubles) + 1):
+            for flips in itertools.combinations(doubles, size):
+                for plan in plans:
+                    if attempts <= 0:
+                        break
+                    attempts -= 1
+                    faults = _lay(g, ids.assign(plan, set(flips)), placed)
+                    if not faults:
+                        return
+                    g.turn.restore(before)
+                    if first_faults is None:
+                        first_faults = faults
+                if attempts <= 0 or (size == 0 and not doubles):
+                    break
+        if not keep_all or attempts <= 0:
+            break
+    assert first_faults
+    raise place_refused(first_faults[0])
+
+
+def _kept_exactly(
+    g: TurnContext, melds: list[list[Face]], placed: list[int], keep_all: bool
+) -> tuple[dict[int, Meld], dict[Face, list[int]]]:
+    """The solver melds that keep a working meld's ids and claim (claims always - only
+    ``unclaim`` ends one - and with ``keep_all`` every meld the solver left exactly as it
+    was), and the other piece ids by face."""
     pool = [i for m in g.turn.table for i in m.ids] + list(placed)
     solver = [Counter(faces) for faces in melds]
     chosen: dict[int, Meld] = {}
-    # claims first, then every other meld the solver kept exactly
     order = sorted(enumerate(g.turn.table, 1), key=lambda nm: nm[1].claim is None)
     for no, meld in order:
+        if meld.claim is None and not keep_all:
+            continue
         same = Counter(g.faces(meld.ids))
         k = next((k for k, c in enumerate(solver) if k not in chosen and c == same), None)
         if k is None:
@@ -127,39 +235,132 @@ def adopt_solution(g: TurnContext, melds: list[list[Face]], placed: list[int]) -
     by_face: dict[Face, list[int]] = {}
     for i in pool:
         by_face.setdefault(g.deck[i], []).append(i)
-    new_table = []
-    for k, faces in enumerate(melds):
-        if k in chosen:
-            new_table.append(chosen[k])
-            continue
-        real = Counter(f for f in faces if not f.is_joker)
-        ids = []
-        for face in faces:
-            matches = by_face[face]
-            pick = matches[0]
-            if face.is_joker and len(matches) > 1:
-                # the first joker whose old meld shares most real tiles with this one
-                pick = min(
-                    matches,
-                    key=lambda i: -sum((real & homes[i]).values()) if i in homes else 1,
-                )
-            matches.remove(pick)
-            ids.append(pick)
-        new_table.append(Meld(ids))
-    before = g.turn.snapshot()
-    g.turn.table = new_table
-    for meld in new_table:
+    return chosen, by_face
+
+
+ADOPT_ATTEMPTS = 30
+"""Id assignments :func:`adopt_solution` tries before it refuses the solver's table: the
+solver treats equal faces (and all jokers) as the same piece, the joker rules do not."""
+
+
+def _lay(g: TurnContext, table: list[Meld], placed: list[int]) -> list[RummyError]:
+    """Lay ``table`` as the working table (played: ``placed``); the joker faults it has."""
+    g.turn.table = table
+    for meld in g.turn.table:
         meld.ids = arrange(g, meld.ids)
     play_from_rack(g, placed)
-    on_table = {i for m in new_table for i in m.ids}
-    faults = [
+    on_table = {i for m in g.turn.table for i in m.ids}
+    return [
         f
         for f in joker_faults(g)
         if not f.code.startswith("joker.freed") or f.params.get("joker") in on_table
     ]
-    if faults:
-        g.turn.restore(before)
-        raise place_refused(faults[0])
+
+
+class _Ids:
+    """Which piece id goes where when solver melds (faces) become the working table."""
+
+    def __init__(self, g, melds, chosen, by_face, homes, start_home, played) -> None:
+        self.g, self.melds, self.chosen = g, melds, chosen
+        self.by_face, self.homes, self.start_home, self.played = by_face, homes, start_home, played
+        self.held = held_jokers(g)
+        self.tied = {index for index, _ in self.held.values()}  # start melds of held jokers
+
+    def plain(self) -> list[Meld]:
+        """The melds with ids in meld order: each joker the one whose old meld shares most
+        real tiles with the new meld, each real tile the first of its face."""
+        by_face = {f: list(ids) for f, ids in self.by_face.items()}
+        out = []
+        for k, faces in enumerate(self.melds):
+            if k in self.chosen:
+                out.append(self.chosen[k])
+                continue
+            real = Counter(f for f in faces if not f.is_joker)
+            ids = []
+            for face in faces:
+                matches = by_face[face]
+                pick = matches[0]
+                if face.is_joker and len(matches) > 1:
+                    homes = self.homes
+                    pick = min(
+                        matches,
+                        key=lambda i: -sum((real & homes[i]).values()) if i in homes else 1,
+                    )
+                matches.remove(pick)
+                ids.append(pick)
+            out.append(Meld(ids))
+        return out
+
+    def fit(self, joker: int, real: Counter, played_here: bool) -> float:
+        """How well ``joker`` fits a meld of these real tiles (lower is better)."""
+        if joker in self.held:
+            return -sum((real & self.homes[joker]).values())
+        if joker in self.g.turn.freed:
+            return -0.75 if played_here else 0
+        return -0.5
+
+    def assign(self, plan: list[int] | None, flips: set[Face] = frozenset()) -> list[Meld]:
+        """The melds with ids: the jokers in ``plan`` order (one per joker place, in meld
+        order), or (None) each the held joker whose old meld shares most real tiles with the
+        new meld, else a free one, a freed Rummikub joker where a rack tile is; then each real
+        tile, where there is a choice, from the old meld of such a joker (a freed joker's meld:
+        a tile played from the rack, RULES.md "Jokers"); for faces in ``flips`` the last
+        suitable id instead of the first."""
+        g, melds, held = self.g, self.melds, self.held
+        by_face = {f: list(ids) for f, ids in self.by_face.items()}
+        plan_left = list(plan) if plan is not None else None
+        slot_of: dict[tuple[int, int], int] = {}
+        if plan_left is not None:
+            for k, faces in enumerate(melds):
+                if k in self.chosen:
+                    continue
+                for n, f in enumerate(faces):
+                    if f.is_joker:
+                        slot_of[k, n] = plan_left.pop(0)
+        new_table: list[Meld | None] = [None] * len(melds)
+        # melds with jokers first, so that a table joker gets real tiles of its own old meld
+        for k in sorted(range(len(melds)), key=lambda k: not any(f.is_joker for f in melds[k])):
+            if k in self.chosen:
+                new_table[k] = self.chosen[k]
+                continue
+            faces = melds[k]
+            real = Counter(f for f in faces if not f.is_joker)
+            played_here = any(i in self.played for f in real for i in by_face.get(f, ()))
+            picked: dict[int, int] = {}
+            homes_here: set[int] = set()
+            freed_here = False
+            for n in sorted(range(len(faces)), key=lambda n: not faces[n].is_joker):
+                face = faces[n]
+                matches = by_face[face]
+                if face in flips:
+                    matches.reverse()
+                pick = matches[0]
+                if (k, n) in slot_of:
+                    pick = slot_of[k, n]
+                elif face.is_joker and len(matches) > 1:
+                    pick = min(matches, key=lambda i: self.fit(i, real, played_here))
+                elif not face.is_joker and len(matches) > 1:
+                    if freed_here:
+                        pick = next((i for i in matches if i in self.played), pick)
+                    elif homes_here:
+                        pick = next(
+                            (i for i in matches if self.start_home.get(i) in homes_here), pick
+                        )
+                    else:  # not a tile some table joker needs in its own meld
+                        pick = next(
+                            (i for i in matches if self.start_home.get(i) not in self.tied),
+                            pick,
+                        )
+                if face.is_joker and pick in held:
+                    homes_here.add(held[pick][0])
+                elif face.is_joker and pick in g.turn.freed:
+                    freed_here = True
+                matches.remove(pick)
+                if face in flips:
+                    matches.reverse()
+                picked[n] = pick
+            new_table[k] = Meld([picked[n] for n in range(len(faces))])
+        return [m for m in new_table if m is not None]
 
 
 def place_refused(fault: RummyError) -> RummyError:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -57,7 +57,7 @@ time too: laying the fates, checking the answer on a copy)."""
 
 FATE_RUN_LONGEST = 6
 """The longest run generated as a tied joker's fate."""
-FATE_COMBOS = 400
+FATE_COMBOS = 120
 """Fate combinations generated per state (tried best first, within :data:`SEARCH_SOLVES`)."""
 
 _local = threading.local()
@@ -175,8 +175,63 @@ def legal_play(
     """The play of the most rack pieces (or value; exactly ``must_place`` when given) that the
     engine accepts, from the working table as it is (see the module docstring). Raises
     ``SolverBudgetExceeded`` when even the free answer is beyond the help budget."""
-    rules = g.rules
     must = list(must_place) if must_place is not None else None
+    known = _remembered(g, seat, must, mode, whole_turn)
+    if known is not None:
+        return known
+    found = _legal_play(g, seat, must, mode, whole_turn)
+    _remember(g, seat, must, mode, whole_turn, found)
+    return found
+
+
+_RECENT: OrderedDict[tuple, LegalPlay] = OrderedDict()
+_RECENT_SIZE = 16
+_recent_lock = threading.Lock()
+
+
+def _state_key(g: TurnContext, seat: int, mode: Mode) -> tuple:
+    """Everything a play of this turn depends on: the start and working tables (faces, ids,
+    claims), the rack, what was played, freed or taken, the opening."""
+    t = g.turn
+    return (
+        g.rules,
+        tuple(format_faces(g.faces(m.ids)) for m in g.table),
+        tuple(format_faces(m) for m in g.table_faces(working=True)),
+        format_faces(g.faces(t.rack)),
+        seat,
+        mode,
+        g.opened[seat],
+        tuple(tuple(m.ids) for m in g.table),
+        tuple((tuple(m.ids), m.claim) for m in t.table),
+        tuple(t.rack),
+        tuple(t.played),
+        tuple(t.freed),
+        tuple(t.taken),
+    )
+
+
+def _remembered(g, seat, must, mode, whole_turn) -> LegalPlay | None:
+    """The answer to this very question on this very state, asked before (a hint checks the
+    command it offers twice); the key holds everything the search depends on, so the answer
+    is the one a fresh search gives (a replayed ``place`` lays the same table)."""
+    key = (_state_key(g, seat, mode), None if must is None else tuple(must), whole_turn)
+    with _recent_lock:
+        found = _RECENT.get(key)
+        if found is not None:
+            _RECENT.move_to_end(key)
+        return found
+
+
+def _remember(g, seat, must, mode, whole_turn, found: LegalPlay) -> None:
+    key = (_state_key(g, seat, mode), None if must is None else tuple(must), whole_turn)
+    with _recent_lock:
+        _RECENT[key] = found
+        while len(_RECENT) > _RECENT_SIZE:
+            _RECENT.popitem(last=False)
+
+
+def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
+    rules = g.rules
     spend = _Spend()
     worth = _score(rules, g.faces(g.turn.rack), mode)
     first = _State(g, seat, must, mode, whole_turn, spend, "", 0)
@@ -410,6 +465,11 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
             pool = free_table.copy()
             pool[Tile.joker()] -= 1  # the joker itself is in the meld
             options = [_Fate(tuple(table_faces[k]), tuple(table_faces[k]), (), keep=k)]
+            if rack[Tile.joker()] and len(table_faces[k]) < spec.max_run:
+                # its meld as it lies, one rack joker longer (the kept answer does not add one)
+                longer = (*table_faces[k], Tile.joker())
+                if readings(longer, spec):
+                    options.append(_Fate(longer, tuple(table_faces[k]), (Tile.joker(),)))
             for meld in _melds_with_joker(pool, rack, spec, strict):
                 reals = Counter(f for f in meld if not f.is_joker)
                 if not reals & home:
@@ -512,7 +572,7 @@ def _combos(fates: list[list[_Fate]], table, hand, fixed, placed):
         return _Fate(fate.meld, tuple(t.elements()), tuple(r.elements()), hinted=fate.hinted)
 
     def walk(i: int, picked: list[_Fate], used_table: Counter, used_rack: Counter, keeps: set):
-        if len(chosen) >= FATE_COMBOS * 10:
+        if len(chosen) >= FATE_COMBOS * 3:
             return
         if i == len(fates):
             moved = sum(1 for f in picked if f.keep < 0)

@@ -1,0 +1,248 @@
+"""``hint`` and ``place`` reach the best play the ENGINE accepts (issue 18), on small positions.
+
+The brute force knows nothing of the solver: from the start of a turn, and after each ``swap``
+the engine accepts there, it lays every subset of the rack with every partition of the pieces
+into melds (claims stay as they are), and asks the engine's own end-of-turn check
+(``engine.tile.ending.check_turn``: every meld valid as it lies, every joker rule) whether the
+turn could end so. The most rack pieces (value mode: face value, a joker its rack penalty) over
+the accepted tables is the optimum. Count: the hint, typed back, must be accepted and place that
+many; ``place`` of the optimum's pieces must be accepted too (with a ``swap`` first where the
+play needs one). Value: ``legal_play(mode="value")`` must reach the optimum and its play be
+accepted. Positions: Rummikub, Stein and Stein Plus (a quarter with another player's claim),
+one or two table melds (jokers in them), two to four rack pieces, at most two jokers.
+
+``make test`` runs a fixed number of derandomised examples; ``LEGAL_PLAY_EXAMPLES=2000`` runs that
+many random ones (the longer search, not in CI).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from itertools import combinations
+
+from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import strategies as st
+
+from engine.errors import RummyError
+from engine.hints import hint_command, tile_hint
+from engine.melds import positional_reading
+from engine.pieces import Face, Tile, format_faces
+from engine.rules import preset
+from engine.tile.ending import check_turn
+from engine.tile.legal import accepts, describe, legal_play
+from engine.tile.turn import Meld, arrange, play_from_rack
+from engine.tiles import TileGame
+
+JOKER = Tile.joker()
+EXAMPLES = int(os.environ.get("LEGAL_PLAY_EXAMPLES", "30"))
+RANDOM = "LEGAL_PLAY_EXAMPLES" in os.environ
+
+
+# -- the brute force ----------------------------------------------------------------------------
+
+
+def _valid_blocks(g: TileGame, ids: list[int]):
+    """Every partition of ``ids`` into melds valid as the engine lays them (arranged)."""
+    if not ids:
+        yield []
+        return
+    first, rest = ids[0], ids[1:]
+    for size in range(2, min(len(rest), 12) + 1):
+        for others in combinations(rest, size):
+            block = [first, *others]
+            ordered = arrange(g, block)
+            if positional_reading(g.faces(ordered), g.rules.meld_spec) is None:
+                continue
+            left = [i for i in rest if i not in others]
+            for tail in _valid_blocks(g, left):
+                yield [ordered, *tail]
+
+
+def _accepted_tables(state: TileGame, seat: int, mode: str = "count"):
+    """(rack pieces placed, the state) for every table the engine accepts from ``state``
+    (count mode: one per subset of the rack; value mode: every one)."""
+    fixed = [m for m in state.turn.table if m.claim is not None]
+    loose = [i for m in state.turn.table if m.claim is None for i in m.ids]
+    rack = list(state.turn.rack)
+    seen: set[tuple] = set()
+    for n in range(len(rack) + 1):
+        for chosen in combinations(rack, n):
+            sig = tuple(sorted((str(state.deck[i]), i in state.turn.freed) for i in chosen))
+            if sig in seen:
+                continue
+            seen.add(sig)
+            for blocks in _valid_blocks(state, loose + list(chosen)):
+                probe = state.copy()
+                probe.turn.table = [m.copy() for m in fixed] + [Meld(b) for b in blocks]
+                play_from_rack(probe, list(chosen))
+                try:
+                    check_turn(probe, seat)
+                except RummyError:
+                    continue
+                yield list(chosen), probe
+                break  # one accepted table per subset is enough (same rack left)
+
+
+def _swaps(g: TileGame, seat: int):
+    """Every ``swap`` the engine accepts at the start of the turn (one or two rack tiles)."""
+    rack = sorted({str(f) for f in g.faces(g.turn.rack) if not f.is_joker})
+    for number, meld in enumerate(g.turn.table, 1):
+        if not any(g.deck[i].is_joker for i in meld.ids):
+            continue
+        for k in (1, 2):
+            for pieces in combinations(rack, k):
+                text = f"swap {number} {' '.join(pieces)}"
+                after = g.tried(seat, text)
+                if after is not None:
+                    yield text, after
+
+
+def _worth(g: TileGame, faces, mode: str) -> int:
+    if mode == "count":
+        return len(faces)
+    return sum(g.rules.joker_penalty if f.is_joker else f.rank for f in faces)
+
+
+def brute_force(g: TileGame, seat: int = 0, mode: str = "count") -> tuple[int, list[Face]]:
+    """The most rack pieces (``mode="value"``: face value, a joker its rack penalty) any
+    accepted end of the turn takes from the rack (a swap's tiles count, a joker it brings to
+    the rack counts back), and the faces that leave the rack in one such play (what ``place``
+    is asked for; empty when every such play keeps a freed joker)."""
+    start = Counter(g.faces(g.turn.rack))
+    worth = _worth(g, list(start.elements()), mode)
+    best, pieces = 0, []
+    for _text, state in [("", g), *_swaps(g, seat)]:
+        for _chosen, probe in _accepted_tables(state, seat, mode):
+            placed = worth - _worth(g, probe.faces(probe.turn.rack), mode)
+            gone = start - Counter(probe.faces(probe.turn.rack))
+            whole = _worth(g, list(gone.elements()), mode) == placed
+            if placed > best or (placed == best and not pieces and whole):
+                best = placed
+                pieces = sorted(gone.elements(), key=str) if whole else []
+    return best, pieces
+
+
+# -- positions ----------------------------------------------------------------------------------
+
+
+@st.composite
+def positions(draw):
+    name = draw(st.sampled_from(["stein", "stein_plus", "rummikub"]))
+    rules = preset(name)
+    wrap = rules.meld_spec.run_mode == "wrap"
+    base = draw(st.integers(1, 13 if wrap else 9))
+    values = [(base - 1 + k) % 13 + 1 for k in range(5)] if wrap else list(range(base, base + 5))
+
+    def meld():
+        if draw(st.booleans()):
+            v = draw(st.sampled_from(values))
+            colours = draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True))
+            faces = [Tile(c, v) for c in colours]
+        else:
+            c = draw(st.integers(0, 2))
+            length = draw(st.integers(3, 4))
+            at = draw(st.integers(0, len(values) - length))
+            faces = [Tile(c, v) for v in values[at : at + length]]
+        if draw(st.integers(0, 2)):
+            faces[draw(st.integers(0, len(faces) - 1))] = JOKER
+        return faces
+
+    table = [meld() for _ in range(draw(st.integers(1, 2)))]
+    rack_size = draw(st.integers(2, 4))
+    rack = [
+        JOKER
+        if draw(st.integers(0, 9)) == 0
+        else Tile(draw(st.integers(0, 2)), draw(st.sampled_from(values)))
+        for _ in range(rack_size)
+    ]
+    claim = name == "stein_plus" and draw(st.integers(0, 3)) == 0
+    return name, table, rack, claim
+
+
+def _game(name, table, rack, claim) -> TileGame:
+    rules = preset(name)
+    spec = rules.meld_spec
+    assume(all(positional_reading(m, spec) is not None for m in table))
+    assume(sum(1 for m in table for f in m if f.is_joker) + rack.count(JOKER) <= 2)
+    text = " | ".join(format_faces(m) for m in table)
+    try:
+        g = TileGame.position(rules, text, [format_faces(rack)], opened=[True])
+    except RummyError:
+        assume(False)
+    if claim:
+        meld = g.table[0]
+        faces = g.faces(meld.ids)
+        found = positional_reading(faces, spec)
+        assume(len(faces) == 4 and found is not None and found.kind == "group")
+        meld.claim = 1
+        g.turn.table[0].claim = 1
+    return g
+
+
+def _shown(g: TileGame) -> str:
+    """The position as typed: the table's melds, then the rack."""
+    table = " | ".join(format_faces(m) for m in g.table_faces(working=True))
+    return f"{table} / {format_faces(g.faces(g.turn.rack))}"
+
+
+def _placed_by(g: TileGame, command: str) -> int:
+    """Rack pieces the hint's play places (its commands without the end of the turn)."""
+    play = command.split("; ")[:-1]
+    if not play:
+        return 0
+    after = g.tried(0, "; ".join(play))
+    assert after is not None, command
+    return len(g.turn.rack) - len(after.turn.rack)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=not RANDOM,
+    phases=(Phase.explicit, Phase.generate) if RANDOM else tuple(Phase),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(positions())
+def test_hint_and_place_reach_the_best_play_the_engine_accepts(position):
+    g = _game(*position)
+    best, pieces = brute_force(g)
+    (event,) = tile_hint(g, 0)
+    command = hint_command(event)
+    assert g.tried(0, command) is not None, command  # typed back, it is accepted
+    assert _placed_by(g, command) == best, (command, _shown(g), best)
+    if pieces:
+        assert g.tried(0, f"place {format_faces(pieces)}") is not None, pieces
+
+
+def test_swap_then_a_new_meld_with_the_freed_joker():
+    """Rummikub: ``swap`` frees the joker, which goes into a new meld with two rack tiles (the
+    solver alone places one tile; the engine accepts three)."""
+    g = TileGame.position(preset("rummikub"), "R4 J R6", ["R5 B9 K9"], opened=[True])
+    best, pieces = brute_force(g)
+    assert best == 3 and g.tried(0, f"place {format_faces(pieces)}") is not None
+    (event,) = tile_hint(g, 0)
+    command = hint_command(event)
+    assert command.startswith("swap 1 R5") and _placed_by(g, command) == 3, command
+
+
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=not RANDOM,
+    phases=(Phase.explicit, Phase.generate) if RANDOM else tuple(Phase),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(positions())
+def test_the_legal_search_reaches_the_most_value_the_engine_accepts(position):
+    """Value mode (a joker counts its rack penalty): legal_play's score is the brute force's
+    maximum, and its play, made on a copy, is accepted at the end of the turn."""
+    g = _game(*position)
+    best, _pieces = brute_force(g, mode="value")
+    play = legal_play(g, 0, mode="value")
+    assert play.score == best, (describe(play), _shown(g), best)
+    if play.solution is None:
+        return
+    state = g.tried(0, "; ".join(play.before)) if play.before else g
+    assert state is not None
+    assert accepts(state, 0, play.solution.table, play.solution.placed) is None
