@@ -1174,6 +1174,27 @@ typedef struct {
 static TwinSlot *twins = NULL;
 static size_t twins_cap = 0, twins_n = 0;
 
+/* Other guesses (Stein): per step and state without its guess, the guesses (indexes) the memo
+ * holds a row for (up to OTHER_GUESSES). A guess's crossing runs only matter at the very end,
+ * where the runs still open must cover them (final_ok); when the guess g of a state covers the
+ * guess h of a twin (code_dominates per colour), every valid end for g is one for h, so h's
+ * bounds bound g too. The search proper (not a tie-break trial, whose answer depends on the
+ * states it spends) prunes by them as by its own memo: the first best play is the same. Kept
+ * and asked at the start of each value only (a lookup on every step costs more than it saves). */
+#define OTHER_GUESSES 6
+
+typedef struct {
+    uint64_t lo, hi;
+    uint32_t epoch;
+    uint16_t n;
+    uint32_t gi[OTHER_GUESSES];
+} OtherSlot;
+
+static int others_on = 1; /* engine._dp.other_guesses(flag): the tests compare without */
+static OtherSlot *others = NULL;
+static size_t others_cap = 0, others_n = 0;
+static const u128 GUESS_BITS = (((u128)1 << 54) - 1) << SH_GUESS;
+
 /* the hash of memo and twin keys (cheaper than hash128; the tables only need a spread) */
 static inline uint64_t mhash(u128 k) {
     uint64_t h = (uint64_t)k ^ ((uint64_t)(k >> 64) * 0x9e3779b97f4a7c15ULL);
@@ -1201,9 +1222,11 @@ static int memo_reset(int stride) {
     memo_problem = 0;
     memo_n = 0;
     twins_n = 0;
+    others_n = 0;
     if (++memo_epoch == 0) { /* wrapped: forget every old entry for real */
         memset(memo, 0, memo_cap * sizeof(MemoSlot));
         if (twins_cap) memset(twins, 0, twins_cap * sizeof(TwinSlot));
+        if (others_cap) memset(others, 0, others_cap * sizeof(OtherSlot));
         memo_epoch = 1;
     }
     return 0;
@@ -1283,6 +1306,39 @@ static inline TwinSlot *twin_slot(u128 key, uint64_t hash, int add) {
     twins[h].n = 0;
     twins_n++;
     return &twins[h];
+}
+
+/* the slot of other guesses of ``key`` (a memo key without its guess); ``add``: make it */
+static inline OtherSlot *other_slot(u128 key, int add) {
+    if (add && (others_n + 1) * 2 > others_cap) {
+        size_t cap = others_cap ? others_cap * 2 : 1 << 12;
+        OtherSlot *fresh = calloc(cap, sizeof(OtherSlot));
+        if (!fresh) return NULL;
+        for (size_t i = 0; i < others_cap; i++) {
+            if (others[i].epoch != memo_epoch) continue;
+            u128 k = (u128)others[i].hi << 64 | others[i].lo;
+            size_t h = (size_t)mhash(k) & (cap - 1);
+            while (fresh[h].epoch == memo_epoch) h = (h + 1) & (cap - 1);
+            fresh[h] = others[i];
+        }
+        free(others);
+        others = fresh;
+        others_cap = cap;
+    }
+    if (!others_cap) return NULL;
+    uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64);
+    size_t h = (size_t)mhash(key) & (others_cap - 1);
+    while (others[h].epoch == memo_epoch) {
+        if (others[h].lo == lo && others[h].hi == hi) return &others[h];
+        h = (h + 1) & (others_cap - 1);
+    }
+    if (!add) return NULL;
+    others[h].lo = lo;
+    others[h].hi = hi;
+    others[h].epoch = memo_epoch;
+    others[h].n = 0;
+    others_n++;
+    return &others[h];
 }
 
 /* the bound a row gives for ``left`` jokers left (MEMO_NONE: none) */
@@ -1382,6 +1438,7 @@ struct Dfs {
     long long rest[53];
     long long best, stop_at, nodes, budget, limit;
     int limited;
+    int cross; /* prune by the bounds of other guesses (see OtherSlot) */
     int aborted, done, oom;
     int32_t path[65], best_path[65];
     uint64_t gi, best_gi;
@@ -1649,6 +1706,14 @@ static void memo_put(Dfs *x, u128 key, uint64_t hm, uint64_t ht, int t, int left
     for (int j = 0; j < memo_stride; j++) row[j] = MEMO_NONE;
     row[left] = (int32_t)ub;
     memo_n++;
+    if (x->cross && t && t % 5 == 0) {
+        OtherSlot *o = other_slot(key & ~GUESS_BITS, 1);
+        if (!o) {
+            x->oom = 1;
+            return;
+        }
+        if (o->n < OTHER_GUESSES) o->gi[o->n++] = (uint32_t)x->gi;
+    }
     if (t) {
         int sh = BITS * twin_colour_c(t % 5);
         TwinSlot *g = twin_slot(key & ~((u128)CODE_MASK << sh), ht, 1);
@@ -1708,6 +1773,23 @@ static long long dfs(Dfs *x, int t, u128 key, long long s, int look) {
     uint64_t hm = mhash(mkey), ht = 0;
     if (memo_get(mkey, hm, left, &known)) {
         if (s + known <= x->best) return known;
+    }
+    if (x->cross && t && t % 5 == 0) { /* at the start of a value only: cheap enough */
+        const OtherSlot *o = other_slot(mkey & ~GUESS_BITS, 0);
+        if (o) {
+            const uint16_t *g = x->p.guesses + x->gi * 4;
+            for (int q = 0; q < o->n; q++) {
+                uint32_t gj = o->gi[q];
+                if (gj == x->gi) continue;
+                const uint16_t *h = x->p.guesses + (size_t)gj * 4;
+                if (!code_dominates(g[0], h[0]) || !code_dominates(g[1], h[1]) ||
+                    !code_dominates(g[2], h[2]) || !code_dominates(g[3], h[3]))
+                    continue;
+                int32_t *row = memo_row((mkey & ~GUESS_BITS) | ((u128)gj << SH_GUESS));
+                long long b = row ? row_bound(row, left) : MEMO_NONE;
+                if (b != MEMO_NONE && s + b <= x->best) return b;
+            }
+        }
     }
     if (t) {
         /* a twin that differs only in the colour decided last and can do everything this
@@ -1834,6 +1916,7 @@ static void dfs_solve(Dfs *x, int first, long long limit, int fresh) {
         x->oom = 1;
         return;
     }
+    x->cross = others_on && !first && x->p.wrap && x->p.n_guesses > 1;
     memo_shift = x->p.canon ? 1 : x->p.jokers_need ? 0 : 2;
     memo_jw = x->p.jw;
     x->first_value = values[0];
@@ -2031,6 +2114,14 @@ static PyObject *dp_trials(PyObject *self, PyObject *args) {
     return Py_BuildValue("(iLLOOii)", 0, spent, 0LL, Py_None, Py_None, 0, -1);
 }
 
+static PyObject *dp_other_guesses(PyObject *self, PyObject *args) {
+    int on;
+    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    int before = others_on;
+    others_on = on;
+    return PyBool_FromLong(before);
+}
+
 static PyObject *dp_cache_size(PyObject *self, PyObject *unused) {
     return Py_BuildValue("(nn)", (Py_ssize_t)cache_n, (Py_ssize_t)arena_n);
 }
@@ -2041,6 +2132,8 @@ static PyMethodDef methods[] = {
     {"trials", dp_trials, METH_VARARGS, "The tie-break trials, until one has a play."},
     {"cache_size", dp_cache_size, METH_NOARGS, "(cached cells, cached options)"},
     {"wrap_guesses", dp_wrap_guesses, METH_VARARGS, "Stein: the cut and the crossing runs."},
+    {"other_guesses", dp_other_guesses, METH_VARARGS,
+     "Whether the search proper prunes by other guesses' bounds (returns the old setting)."},
     {NULL, NULL, 0, NULL},
 };
 

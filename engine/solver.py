@@ -88,7 +88,10 @@ ones (each at least as long; extra ones long enough to end), as the dominance ab
 whose crossing runs need more jokers than there are, counting the pieces missing at the five
 cells such runs pass for sure (see ``guess_jokers`` there): such a guess has no valid end, and
 every guess is searched on its own, so nothing else changes. A tie-break trial, whose "no"
-may come from its state limit, answers as the search over every guess does.
+may come from its state limit, answers as the search over every guess does. The search
+proper (not a trial) also bounds a state by the memo of the same state under a guess that its
+own guess covers (every valid end for the one is one for the other): exact pruning, the same
+first best play.
 Runs longer than ``max_run`` never block a solution: they are split in two.
 """
 
