@@ -31,7 +31,7 @@ from typing import Any
 from engine.melds import is_valid
 from engine.pieces import Face, Tile, format_faces
 from engine.rules import RuleSet, preset
-from engine.solver import SolverBudgetExceeded, forget_recent, solve
+from engine.solver import SolverBudgetExceeded, forget_recent, solve, states_spent
 from engine.tiles import HELP_BUDGET
 
 JOKER = Tile.joker()
@@ -183,10 +183,13 @@ def run_one(count: int, seed: int, preset_name: str, mode: str, compare: bool = 
     ours_times: list[float] = []
     ours_counts: list[int] = []
     ours_values: list[int] = []
+    ours_states: list[int] = []
     beyond = 0
     for table, hand in cases:
+        before = states_spent()
         solution, ms = timed_solve(table, hand, rules, mode, budget=budget)
         ours_times.append(ms)
+        ours_states.append(states_spent() - before)
         if solution is None:
             beyond += 1
             continue
@@ -200,6 +203,11 @@ def run_one(count: int, seed: int, preset_name: str, mode: str, compare: bool = 
     if budget is not None:
         report["ours"]["budget_states"] = budget
         report["ours"]["beyond_budget"] = beyond
+        # DP states per position (load-independent, unlike the times; one beyond the budget
+        # counts budget + 1)
+        states = sorted(ours_states)
+        report["ours"]["states_median"] = round(statistics.median(states))
+        report["ours"]["states_p95"] = states[min(len(states) - 1, round(0.95 * (len(states) - 1)))]
     if not compare or preset_name != "rummikub":
         report["theirs"] = {"skipped": "rummikub-solver models Rummikub rules only"}
         return report
@@ -279,6 +287,7 @@ def _print(report: dict) -> None:
             if "beyond_budget" in data:
                 placed += (
                     f"  beyond the {data['budget_states']}-state budget: {data['beyond_budget']}"
+                    f"  states median {data['states_median']} p95 {data['states_p95']}"
                 )
             print(
                 f"  {who:23} median {data['median_ms']:8.3f} ms  p95 {data['p95_ms']:8.3f} ms  "
