@@ -13,7 +13,8 @@ ground", "Preset rummikub"; docs/DECISIONS.md "Table jokers stay in their meld")
 
 The solver's free answer is an **upper bound** on every legal play that makes no move first: a
 split or a joker kept in its meld is only one more arrangement there, and so is a Stein swap
-(its jokers are free there). In Rummikub a play that starts with a move outside the solver's
+(its jokers are free there; in value mode a joker freed to the hand is bounded like a
+Rummikub swap). In Rummikub a play that starts with a move outside the solver's
 model or that it misses (a ``swap``; a meld with two jokers freed by one, a rack joker
 completing a locked group) is bounded by the free answer after that move (:func:`_pre_moves`;
 one solve per move the engine accepts). :func:`legal_play` takes the free answer when the
@@ -51,12 +52,14 @@ from ..solver import Mode, Solution, SolverBudgetExceeded, solve, states_spent
 from .claims import fixed_melds
 from .turn import HELP_BUDGET, TurnContext, held_jokers
 
-SEARCH_SOLVES = 60
+SEARCH_SOLVES = 30
 """Solves one :func:`legal_play` may run beyond the free and the kept answer (each costs Python
 time too: laying the fates, checking the answer on a copy)."""
 
 FATE_RUN_LONGEST = 6
 """The longest run generated as a tied joker's fate."""
+FATE_OPTIONS = 40
+"""Fates kept per tied joker (the free answer's melds, its meld as it lies, then the shortest)."""
 FATE_COMBOS = 120
 """Fate combinations generated per state (tried best first, within :data:`SEARCH_SOLVES`)."""
 
@@ -239,7 +242,9 @@ def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
     best = LegalPlay(first.best, True, first.refused, (), first.best_score)
     bound = first.bound
     pre = list(_pre_moves(g, seat, must)) if g.opened[seat] else []
-    for _text, state, state_must in pre if not rules.joker_freed_to_hand else ():
+    # (Stein in value mode: a joker freed to the hand may be worth less than the tile)
+    bounded = not rules.joker_freed_to_hand or mode == "value"
+    for _text, state, state_must in pre if bounded else ():
         try:  # each move's own bound (see the module docstring)
             free = _solve(
                 state, seat, state_must, mode=mode, jokers_stay=False, budget=spend.left()
@@ -470,7 +475,7 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
                 longer = (*table_faces[k], Tile.joker())
                 if readings(longer, spec):
                     options.append(_Fate(longer, tuple(table_faces[k]), (Tile.joker(),)))
-            for meld in _melds_with_joker(pool, rack, spec, strict):
+            for meld in _melds_with_joker(pool, rack, spec, strict, set(home)):
                 reals = Counter(f for f in meld if not f.is_joker)
                 if not reals & home:
                     continue
@@ -485,26 +490,34 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
         )
         for _joker in freed:
             options = []
-            for meld in _melds_with_joker(free_table, rack, spec, None):
+            need = set(rack) | set(played)
+            for meld in _melds_with_joker(free_table, rack, spec, None, need):
                 options += [mark(f) for f in _rack_sources(meld, rack, played)]
             out.append(options)
     return out
 
 
-def _melds_with_joker(pool: Counter, rack: Counter, spec, strict) -> list[tuple[Face, ...]]:
-    """Valid melds of one joker and real pieces available in ``pool`` or ``rack`` (runs of at
-    most :data:`FATE_RUN_LONGEST`); ``strict``: the joker's meaning must stay this one."""
-    have = pool + rack
+def _melds_with_joker(
+    pool: Counter, rack: Counter, spec, strict, need: set[Face]
+) -> list[tuple[Face, ...]]:
+    """Valid melds of one joker and real pieces available in ``pool`` or ``rack``, holding a
+    piece of ``need`` (runs of at most :data:`FATE_RUN_LONGEST`); ``strict``: the joker's
+    meaning must stay this one. A run's joker stands for the place it is laid at (its value
+    lies inside 1..13, or round the corner where runs wrap), so runs need no reading."""
+    have = {f for f, n in (pool + rack).items() if n > 0 and not f.is_joker}
     joker = Tile.joker()
     wrap = spec.run_mode == "wrap"
     out: list[tuple[Face, ...]] = []
     for value in range(1, 14):
         if strict is not None and strict != ("group", value):
             continue
-        colours = [c for c in range(4) if have[Tile(c, value)]]
+        colours = [c for c in range(4) if Tile(c, value) in have]
         for size in (2, 3):
             for chosen in itertools.combinations(colours, size):
-                meld = (*(Tile(c, value) for c in chosen), joker)
+                reals = [Tile(c, value) for c in chosen]
+                if need.isdisjoint(reals):
+                    continue
+                meld = (*reals, joker)
                 found = positional_reading(meld, spec)
                 if found is not None and found.kind == "group":
                     out.append(meld)
@@ -513,22 +526,20 @@ def _melds_with_joker(pool: Counter, rack: Counter, spec, strict) -> list[tuple[
     for colour in range(4):
         for start in range(1, 14 if wrap else 12):
             for length in range(3, FATE_RUN_LONGEST + 1):
-                values = [start + i for i in range(length)]
-                if wrap:
-                    values = [(v - 1) % 13 + 1 for v in values]
-                elif values[-1] > 13:
+                if not wrap and start + length - 1 > 13:
                     break
-                faces = [Tile(colour, v) for v in values]
-                for place in range(length):
+                faces = [Tile(colour, (start - 1 + i) % 13 + 1) for i in range(length)]
+                missing = [k for k, f in enumerate(faces) if f not in have]
+                if len(missing) > 1:
+                    continue
+                places = missing or range(length)
+                for place in places:
                     if strict is not None and strict != ("run", faces[place]):
                         continue
-                    reals = Counter(faces[:place] + faces[place + 1 :])
-                    if reals - have:
+                    reals = faces[:place] + faces[place + 1 :]
+                    if need.isdisjoint(reals):
                         continue
-                    meld = (*faces[:place], joker, *faces[place + 1 :])
-                    found = positional_reading(meld, spec)
-                    if found is not None and found.kind == "run":
-                        out.append(meld)
+                    out.append((*faces[:place], joker, *faces[place + 1 :]))
     return out
 
 
@@ -557,7 +568,10 @@ def _combos(fates: list[list[_Fate]], table, hand, fixed, placed):
     wanted = Counter(placed)
     chosen: list[tuple[int, int, int, list[_Fate]]] = []
     # the free answer's melds and the kept ones first, so the cut below keeps them
-    fates = [sorted(options, key=lambda f: (not f.hinted, f.keep < 0)) for options in fates]
+    fates = [
+        sorted(options, key=lambda f: (not f.hinted, f.keep < 0, len(f.meld)))[:FATE_OPTIONS]
+        for options in fates
+    ]
 
     def source(fate: _Fate, used_table: Counter, used_rack: Counter) -> _Fate | None:
         t, r = Counter(fate.table), Counter(fate.rack)
@@ -707,8 +721,8 @@ def describe(play: LegalPlay) -> str:
     """The play as one line (for benchmarks and test messages)."""
     if play.solution is None:
         return "nothing"
-    pieces = format_faces(play.solution.placed)
-    return "; ".join([*play.before, f"place {pieces}"])
+    placed = play.solution.placed
+    return "; ".join([*play.before, *([f"place {format_faces(placed)}"] if placed else [])])
 
 
 __all__ = [
