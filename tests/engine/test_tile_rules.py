@@ -540,9 +540,14 @@ def test_place_keeps_the_joker_rules():
     g = game("rummikub", LOCKED, "R7 K7 R10")
     g.apply(0, "place R10")
     assert table(g, working=True)[0] == f"{LOCKED} R10"
-    g = game("rummikub", LOCKED, "R5 B1")
+    g = game("rummikub", "R4 J R6", "R5 B1")
     err = rejects(g, "place R5", "place.impossible")
     assert "joker" in error_text(err, "en") and "Joker" in error_text(err, "de")
+    # where a legal play exists, place makes the swap itself: the freed joker in a new meld
+    # with the rack tile that freed it (docs/DECISIONS.md, Rummikub "Freed jokers")
+    g = game("rummikub", LOCKED, "R5 B1")
+    g.apply(0, "place R5; done")
+    assert table(g) == ["R6 R7 R8 R9", "J R3 R4 R5"]
     # a freed joker placed by place goes into a new meld with rack tiles, never an old meld
     g = game("rummikub", "R4 J R6 | K1 K2 K3", "R5 K4 K5")
     g.apply(0, "swap 1 R5; place J K4 K5; done")
