@@ -70,6 +70,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import faulthandler
 import json
 import os
 import random
@@ -99,6 +100,8 @@ MODES = (("single", "no_single"), ("multi", "no_multi"), ("steady", "no_steady")
 
 def _worker(argv: list[str]) -> int:
     from bot.soak import run_soak
+
+    faulthandler.enable()  # a crash (a C extension rebuilt under a running process) is logged
 
     parser = argparse.ArgumentParser(prog="multisoak --worker")
     parser.add_argument("--db", required=True)
