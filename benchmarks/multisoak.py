@@ -654,30 +654,21 @@ def run(argv: list[str] | None = None, echo: bool = False) -> dict[str, Any]:
                         url, args, workdir, procs=1, shards=None, kills=0, postmaster=pid
                     )
                     expected = expected or figures["stored_commands"]
-                elif mode == "multi":
-                    figures = run_store(
-                        url,
-                        args,
-                        workdir,
-                        procs=args.procs,
-                        shards=args.shards,
-                        kills=args.kills,
-                        pauses=args.pauses,
-                        expected=expected,
-                        postmaster=pid,
-                    )
                 else:
-                    steady = (args.steady_games, args.steady_concurrency, args.steady_pause)
-                    figures = run_store(
-                        url,
-                        args,
-                        workdir,
-                        procs=args.procs,
-                        shards=args.shards,
-                        kills=0,
-                        load=steady,
-                        postmaster=pid,
-                    )
+                    sharded = {"procs": args.procs, "shards": args.shards, "postmaster": pid}
+                    if mode == "multi":
+                        figures = run_store(
+                            url,
+                            args,
+                            workdir,
+                            kills=args.kills,
+                            pauses=args.pauses,
+                            expected=expected,
+                            **sharded,
+                        )
+                    else:
+                        steady = (args.steady_games, args.steady_concurrency, args.steady_pause)
+                        figures = run_store(url, args, workdir, kills=0, load=steady, **sharded)
                 results[f"{store}/{mode}"] = figures
                 if echo:
                     print(json.dumps({f"{store}/{mode}": figures}), flush=True)

@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 from ..errors import RummyError
 from ..melds import joker_meanings, positional_reading, readings
 from ..pieces import Face, Tile, format_faces
+from ..scoring import rack_value
 from ..solver import Mode, Solution, SolverBudgetExceeded, solve, states_spent
 from .claims import fixed_melds
 from .turn import HELP_BUDGET, TurnContext, held_jokers
@@ -120,12 +121,8 @@ class _Spend:
         return True
 
 
-def _value(rules, face: Face) -> int:
-    return rules.joker_penalty if face.is_joker else face.rank
-
-
 def _score(rules, faces: Sequence[Face], mode: Mode) -> int:
-    return len(faces) if mode == "count" else sum(_value(rules, f) for f in faces)
+    return len(faces) if mode == "count" else rack_value(faces, rules.joker_penalty)
 
 
 def _solve(g: TurnContext, seat: int, must, *, mode: Mode, jokers_stay: bool, budget: int, **kw):
@@ -140,6 +137,14 @@ def _solve(g: TurnContext, seat: int, must, *, mode: Mode, jokers_stay: bool, bu
         budget=budget,
         jokers_stay=jokers_stay,
     )
+
+
+def _kept_solve(g: TurnContext, seat: int, must, mode: Mode, spend, **kw) -> Solution | None:
+    """One solve with the table jokers kept in their melds, charged to ``spend`` (None when its
+    solves are spent); ``kw``: the ``table``, ``hand`` and ``fixed`` melds to solve instead."""
+    if not spend.take():
+        return None
+    return _solve(g, seat, must, mode=mode, jokers_stay=True, budget=spend.left(), **kw)
 
 
 def accepts(
@@ -660,19 +665,11 @@ def _with_fates(g: TurnContext, seat: int, combo, table, hand, must, fixed, mode
     spec = g.rules.meld_spec
     solution = None
     if rest_must != [] and rest_hand:
-        if not spend.take():
-            return None
-        solution = _solve(
-            g,
-            seat,
-            rest_must,
-            mode=mode,
-            jokers_stay=True,
-            budget=spend.left(),
-            table=rest,
-            hand=rest_hand,
-            fixed=rest_fixed,
+        solution = _kept_solve(
+            g, seat, rest_must, mode, spend, table=rest, hand=rest_hand, fixed=rest_fixed
         )
+        if solution is None:
+            return None
     if solution is None or not solution.count:
         # no rack piece joins the rest: the table's own pieces must make valid melds
         solution = _arranged(g, seat, rest, rest_fixed, mode, spend)
@@ -685,7 +682,7 @@ def _with_fates(g: TurnContext, seat: int, combo, table, hand, must, fixed, mode
     placed = sorted([*solution.placed, *taken_rack.elements()], key=lambda f: (f.is_joker, str(f)))
     if not placed:
         return None
-    value = sum(_value(g.rules, f) for f in placed)
+    value = rack_value(placed, g.rules.joker_penalty)
     return Solution(len(placed), value, placed, solution.table, solution.changed_melds)
 
 
@@ -699,20 +696,10 @@ def _arranged(
         return Solution(0, 0, [], [list(m) for m in melds], 0)
     kept = [list(m) for k, m in enumerate(melds) if k in fixed]
     loose = [f for k, m in enumerate(melds) if k not in fixed for f in m]
-    if not spend.take():
-        return None
-    found = _solve(
-        g,
-        seat,
-        loose,
-        mode=mode,
-        jokers_stay=True,
-        budget=spend.left(),
-        table=kept,
-        hand=loose,
-        fixed=set(range(len(kept))),
+    found = _kept_solve(
+        g, seat, loose, mode, spend, table=kept, hand=loose, fixed=set(range(len(kept)))
     )
-    if found.count != len(loose):
+    if found is None or found.count != len(loose):
         return None
     return Solution(0, 0, [], found.table, len(melds) - len(kept))
 

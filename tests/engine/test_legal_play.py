@@ -38,6 +38,15 @@ JOKER = Tile.joker()
 EXAMPLES = int(os.environ.get("LEGAL_PLAY_EXAMPLES", "30"))
 RANDOM = "LEGAL_PLAY_EXAMPLES" in os.environ
 
+#: the brute-force comparisons' Hypothesis settings (derandomised in CI; LEGAL_PLAY_EXAMPLES)
+BRUTE_FORCE = settings(
+    max_examples=EXAMPLES,
+    derandomize=not RANDOM,
+    phases=(Phase.explicit, Phase.generate) if RANDOM else tuple(Phase),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+
 
 # -- the brute force ----------------------------------------------------------------------------
 
@@ -196,13 +205,7 @@ def _placed_by(g: TileGame, command: str) -> int:
     return len(g.turn.rack) - len(after.turn.rack)
 
 
-@settings(
-    max_examples=EXAMPLES,
-    derandomize=not RANDOM,
-    phases=(Phase.explicit, Phase.generate) if RANDOM else tuple(Phase),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@BRUTE_FORCE
 @given(positions())
 def test_hint_and_place_reach_the_best_play_the_engine_accepts(position):
     g = _game(*position)
@@ -226,13 +229,7 @@ def test_swap_then_a_new_meld_with_the_freed_joker():
     assert command.startswith("swap 1 R5") and _placed_by(g, command) == 3, command
 
 
-@settings(
-    max_examples=EXAMPLES,
-    derandomize=not RANDOM,
-    phases=(Phase.explicit, Phase.generate) if RANDOM else tuple(Phase),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@BRUTE_FORCE
 @given(positions())
 def test_the_legal_search_reaches_the_most_value_the_engine_accepts(position):
     """Value mode (a joker counts its rack penalty): legal_play's score is the brute force's
