@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import threading
 from collections import Counter
 from collections.abc import Sequence
 
@@ -270,35 +269,20 @@ def _checked(game, seat: int, place: tuple[list[str], list[list[Face]]]):
     """A ``place`` play where the engine offers it (the host may switch help off). The engine
     re-solves with the pieces fixed (its table may differ from ours) and refuses a table that
     moves a table joker away from its meld, which the solver does not model: the play is
-    tried on a copy, and the table it really leaves is returned."""
+    probed (``probe``: the move of this call then checks only the commands after it), and the
+    table it really leaves is returned."""
     if not game.rules.help_allowed:
         raise _TooHard
-    probe = game.copy()
-    try:
-        with plain_place():  # the old ``place`` only: the players' games stay as they were
-            probe.apply(seat, place[0][0])
-    except RummyError:
-        raise _TooHard from None
-    _probed.last = (game, place[0][0], probe)
+    with plain_place():  # the old ``place`` only: the players' games stay as they were
+        probe = game.probe(seat, place[0][0])
+    if probe is None:
+        raise _TooHard
     return place[0], [list(m) for m in probe.table_faces(working=True)]
 
 
-_probed = threading.local()
-"""The ``place`` :func:`_checked` tried last in this thread, as (game, command, game after it),
-for :func:`_accepted` of the same :func:`_tile_move` call."""
-
-
 def _accepted(game, seat: int, parts: list[str]) -> bool:
-    """Does the engine accept ``parts`` (one message) from ``seat`` now? As
-    :func:`engine.autoplay.accepts`, but when the message starts with the ``place`` this move
-    already tried on a copy of ``game``, only the rest is tried, on a copy of that one: a
-    message is run command after command on a copy (``apply``), so the answer is the same
-    without laying the table out a second time."""
-    last = getattr(_probed, "last", None)
-    _probed.last = None
-    if last is not None and last[0] is game and parts and parts[0] == last[1]:
-        rest = "; ".join(parts[1:])
-        return not rest or last[2].tried(seat, rest) is not None
+    """Does the engine accept ``parts`` (one message) from ``seat`` now? (Probed: when it
+    starts with the ``place`` this move probed already, only the rest is run.)"""
     return accepts(game, seat, "; ".join(parts))
 
 
@@ -314,7 +298,6 @@ def _tile_move(game, seat: int, level: str, rng: random.Random) -> str:
     (:func:`engine.autoplay.checked_tile_turn`), so a computer player's message is never refused."""
     if game.rules.draw_first and not game.draws_complete():
         return _stein_draws(game, seat, level, rng)
-    _probed.last = None  # a probe of an earlier call is no probe of this state
     if _turn_started(game):
         try:
             game.check_turn(seat)

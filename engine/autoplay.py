@@ -81,8 +81,9 @@ def _meld_key(meld: Sequence[Face]) -> tuple[str, int]:
 
 
 def accepts(game, seat: int, text: str) -> bool:
-    """Would the engine accept this message from ``seat`` now? (tried on a copy)."""
-    return game.tried(seat, text) is not None
+    """Would the engine accept this message from ``seat`` now? (probed on a copy, which
+    ``apply`` of the same message then takes over: ``TileGame.probe``)."""
+    return game.probe(seat, text) is not None
 
 
 def checked_tile_turn(game, seat: int, commands: Sequence[str], rng: random.Random) -> str:
@@ -96,27 +97,48 @@ def checked_tile_turn(game, seat: int, commands: Sequence[str], rng: random.Rand
     def ends_turn(text: str) -> bool:
         return text == "done" or text.startswith("discard") or (text == "draw" and not stein)
 
-    probe = game.copy()
+    probe = game
     kept: list[str] = []
     for text in (c.strip() for message in commands for c in message.split(";")):
         if not text or ends_turn(text):
             continue
-        try:
-            probe.apply(seat, text)
-        except RummyError:
+        after = _then(game, seat, kept, text)
+        if after is None:
             continue
         kept.append(text)
-    end = _first_accepted(probe, seat, _turn_ends(probe, seat, rng))
+        probe = after
+    end = _first_accepted(game, seat, kept, _turn_ends(probe, seat, rng))
     if end is not None:
         return "; ".join([*kept, end])
     head = [c for c in kept if c == "draw" or c.startswith("pick")]  # draws stay drawn
-    base = game.copy()
-    for text in [*head, "reset"]:
-        base.apply(seat, text)
-    end = _first_accepted(base, seat, _turn_ends(base, seat, rng))
+    base = _then(game, seat, head, "reset")
+    if base is None:  # pragma: no cover - draws and a reset are always accepted
+        base = game.copy()
+        for text in [*head, "reset"]:
+            base.apply(seat, text)
+    end = _first_accepted(game, seat, [*head, "reset"], _turn_ends(base, seat, rng))
     if end is None:  # the engine always lets a turn end by a draw or a discard
         raise RummyError("turn.unfinished", finish="draw")
     return "; ".join([*head, "reset", end])
+
+
+def _then(game, seat: int, kept: Sequence[str], text: str):
+    """The game after the message ``kept`` and then ``text`` (each command accepted as its
+    own message in turn), or None when the engine refuses ``text`` there. Probed as one
+    message on ``game`` (``TileGame.probe``: only ``text`` is run, after the probe of
+    ``kept``), which gives the same game as the messages one after another as long as
+    ``text`` is a message of its own (it starts with a command word)."""
+    from .tiles import parse_message  # here: engine.tiles imports engine.hints, which imports us
+
+    try:
+        alone = parse_message(text)
+    except RummyError:
+        return None
+    joint = "; ".join([*kept, text])
+    before = parse_message("; ".join(kept)) if kept else []
+    if parse_message(joint) != before + alone:
+        return None  # pragma: no cover - a message that starts with a command word
+    return game.probe(seat, joint)
 
 
 def _turn_ends(game, seat: int, rng: random.Random) -> list[str]:
@@ -128,8 +150,9 @@ def _turn_ends(game, seat: int, rng: random.Random) -> list[str]:
     return ["done", *(f"discard {f}" for f in rack)]
 
 
-def _first_accepted(game, seat: int, candidates: Sequence[str]) -> str | None:
-    return next((c for c in candidates if accepts(game, seat, c)), None)
+def _first_accepted(game, seat: int, kept: Sequence[str], candidates: Sequence[str]) -> str | None:
+    """The first of ``candidates`` the engine accepts after the message ``kept``."""
+    return next((c for c in candidates if _then(game, seat, kept, c) is not None), None)
 
 
 def random_tile_turn(game, seat: int, rng: random.Random) -> str:

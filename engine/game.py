@@ -238,7 +238,8 @@ class PieceGame:
         return cls.from_dict(json.loads(text))
 
     def faces(self, ids: Any) -> list[Any]:
-        return [self.deck[i] for i in ids]
+        faces = self.deck.faces
+        return [faces[i] for i in ids]
 
     def tried(self, seat: int, text: str) -> Any:
         """A copy of the game after ``seat`` typed ``text``, or None when the engine refuses it
@@ -258,6 +259,14 @@ class PieceGame:
         for meld in self.table:
             ids += meld.ids
         return ids
+
+    def _same_state(self, other: Any) -> bool:
+        """Is every state field equal to ``other``'s (a copy of this game)?"""
+        for name, _ in _codecs(type(self)):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine is not theirs and mine != theirs:
+                return False
+        return True
 
     def _adopt(self, other: Any) -> None:
         """Take over every state field of a worked-on copy."""

@@ -279,25 +279,89 @@ class TileGame(PieceGame):
     # ------------------------------------------------------------------ applying commands
 
     def apply(self, seat: int, text: str) -> list[Event]:
-        """Run one message of commands for ``seat``; all or nothing."""
+        """Run one message of commands for ``seat``; all or nothing. A message :meth:`probe`
+        accepted on this very state is not run again: its worked-on copy is taken over."""
+        commands = self._message(seat, text)
+        probed = self._probed(seat, text)
+        if probed is not None:
+            self._adopt(probed.after)
+            return list(probed.events)
+        work = self.copy()
+        events = work._run_all(seat, commands)
+        self._adopt(work)
+        return events
+
+    def _message(self, seat: int, text: str) -> list[Command]:
+        """The commands of a message, or the error that refuses it before any command runs."""
         if self.status != "playing":
             raise RummyError("game.over")
         if not 0 <= seat < len(self.players):
             raise RummyError("turn.not_seated")
-        commands = parse_commands(text, "tile")
+        commands = parse_message(text)
         if seat != self.current and any(c.verb != "hint" for c in commands):
             raise RummyError("turn.not_yours", player=self.players[self.current])
-        work = self.copy()
+        return commands
+
+    def _run_all(self, seat: int, commands: Sequence[Command]) -> list[Event]:
+        """The commands one after another on this (worked-on) copy."""
         events: list[Event] = []
+        known: set[tuple[str, Any]] | None = None
         for command in commands:
-            if work.status != "playing":
+            if self.status != "playing":
                 raise RummyError("game.over")
-            events += work._run(seat, command)
-        self._adopt(work)
+            more, known = self._run(seat, command, known)
+            events += more
         return events
 
-    def _run(self, seat: int, c: Command) -> list[Event]:
-        """One command on this (worked-on) copy: its handler, then the rules every command keeps."""
+    def probe(self, seat: int, text: str) -> TileGame | None:
+        """The game after ``seat`` typed ``text`` (to be read, not changed), or None when the
+        engine refuses it; the game itself never changes. How help and computer players check
+        a move first: the accepted copy is kept, so that ``apply`` of the same message on the
+        unchanged game takes it over instead of running it again, and a probe of the message
+        with more commands after it runs only those (a message is run command after command
+        on one copy, so the result is the same)."""
+        try:
+            commands = self._message(seat, text)
+        except RummyError:
+            return None
+        last = self._probed(seat, None)
+        done = 0
+        if last is not None and text.startswith(last.text + ";"):
+            done = len(last.commands)
+        if done and commands[:done] != last.commands:
+            done = 0
+        if done:
+            before, work, events = last.before, last.after.copy(), list(last.events)
+        else:
+            before, events = self.copy(), []
+            work = before.copy()
+        try:
+            events += work._run_all(seat, commands[done:])
+        except RummyError:
+            return None
+        self.__dict__["_probe"] = _Probe(seat, text, commands, before, work, events)
+        return work
+
+    def _probed(self, seat: int, text: str | None) -> _Probe | None:
+        """The last :meth:`probe` of this game when the game is still as it was then (for
+        ``text``: of exactly that message), else None."""
+        last = self.__dict__.get("_probe")
+        if last is None or last.seat != seat or (text is not None and last.text != text):
+            return None
+        if not self._same_state(last.before):
+            self.__dict__.pop("_probe", None)
+            return None
+        if text is not None:  # taken over: the copy is the game's own state from now on
+            self.__dict__.pop("_probe", None)
+        return last
+
+    def _run(
+        self, seat: int, c: Command, known: set[tuple[str, Any]] | None = None
+    ) -> tuple[list[Event], set[tuple[str, Any]] | None]:
+        """One command on this (worked-on) copy: its handler, then the rules every command
+        keeps. ``known``: the joker faults of this state when the command before found them
+        (``fault_keys``); returns the events and the faults of the state after it, where
+        checked (None: not known)."""
         handler = HANDLERS.get(c.verb)
         if handler is None:
             raise RummyError("turn.not_allowed", command=c.verb, preset=self.rules.name)
@@ -306,16 +370,20 @@ class TileGame(PieceGame):
         # reset drops the history, so its snapshot keeps it: undo after reset is exact too
         before = self.turn.snapshot(with_history=c.verb == "reset")
         changes_table = c.verb in UNDOABLE and c.verb != "reset"
-        known = fault_keys(self) if changes_table else set()
+        if changes_table and known is None:
+            known = fault_keys(self)
         events = handler(self, seat, c)
+        after = None
         if changes_table:
             # a command may leave melds unfinished, never a joker rule broken for good
-            for fault in joker_faults(self, final=False):
+            faults = joker_faults(self, final=False)
+            after = {(f.code, f.params.get("joker")) for f in faults}
+            for fault in faults:
                 if (fault.code, fault.params.get("joker")) not in known:
                     raise fault
         if c.verb in UNDOABLE:
             self.turn.history.append(before)
-        return events
+        return events, after
 
     def timeout(self) -> list[Event]:
         """The preset's time-out action for the player to move (RULES.md)."""
@@ -354,6 +422,35 @@ class TileGame(PieceGame):
     def check_turn(self, seat: int) -> None:
         """Why the turn cannot end now, or nothing (engine/tile/ending.py)."""
         ending.check_turn(self, seat)
+
+
+_MESSAGES: dict[str, tuple[Command, ...]] = {}
+_MESSAGES_MAX = 4096
+
+
+def parse_message(text: str) -> list[Command]:
+    """``parse_commands`` of a tile message, remembered (commands are values; computer players
+    and their probes parse the same messages again and again)."""
+    found = _MESSAGES.get(text)
+    if found is None:
+        found = tuple(parse_commands(text, "tile"))
+        if len(_MESSAGES) >= _MESSAGES_MAX:
+            _MESSAGES.clear()
+        _MESSAGES[text] = found
+    return list(found)
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """A message :meth:`TileGame.probe` accepted: on the state ``before`` (a copy), ``seat``'s
+    ``text`` gave the state ``after`` and ``events``."""
+
+    seat: int
+    text: str
+    commands: list[Command]
+    before: TileGame
+    after: TileGame
+    events: list[Event]
 
 
 Handler = Callable[[TileGame, int, Command], list[Event]]

@@ -56,20 +56,28 @@ def solve_keeping_jokers(g: TurnContext, seat: int, must_place: Sequence[Face] |
     (:func:`check_solution`) the best play that keeps every joker meld whole instead.
     Returns the play (None: none such within the budget) and the error that refused the
     first one (None when it was accepted)."""
+    solution, moved, _ = _solve_checked(g, seat, must_place, None)
+    return solution, moved
+
+
+def _solve_checked(
+    g: TurnContext, seat: int, must_place: Sequence[Face] | None, ids: list[int] | None
+):
+    """:func:`solve_keeping_jokers`, and whether the play it returns is laid on the working
+    table already: the check lays it, and where that is exactly what ``place`` lays (the rack
+    pieces ``ids``, in that order) it stays laid."""
     solution = solve_working(g, seat, must_place)
     if not solution.count:
-        return solution, None
+        return solution, None, False
     try:
-        check_solution(g, solution.table, solution.placed)
-        return solution, None
+        return solution, None, _check_laid(g, solution.table, solution.placed, ids)
     except RummyError as moved:
         try:
             kept = solve_working(g, seat, must_place, jokers_stay=True)
-            if kept.count:
-                check_solution(g, kept.table, kept.placed)
+            laid = bool(kept.count) and _check_laid(g, kept.table, kept.placed, ids)
         except (SolverBudgetExceeded, RummyError):
-            kept = None
-        return kept, moved
+            kept, laid = None, False
+        return kept, moved, laid
 
 
 def place(g: TurnContext, seat: int, c: Command) -> list[Event]:
@@ -84,7 +92,7 @@ def place(g: TurnContext, seat: int, c: Command) -> list[Event]:
 
     ids = from_rack(g, c.pieces)  # names the piece when it is not in the rack
     try:
-        solution, moved = solve_keeping_jokers(g, seat, c.pieces)
+        solution, moved, laid = _solve_checked(g, seat, c.pieces, ids)
     except SolverBudgetExceeded:
         raise RummyError("place.too_hard", pieces=format_faces(c.pieces)) from None
     if solution is None or solution.count != len(c.pieces):
@@ -96,7 +104,8 @@ def place(g: TurnContext, seat: int, c: Command) -> list[Event]:
             refused = RummyError("place.impossible", reason=reason)
     else:
         try:
-            adopt_solution(g, solution.table, ids)
+            if not laid:
+                adopt_solution(g, solution.table, ids)
             return [working_event(g, seat, "place", pieces=format_faces(c.pieces))]
         except RummyError as fault:
             refused = fault
@@ -140,9 +149,26 @@ def legal_place(g: TurnContext, seat: int, pieces: Sequence[Face]) -> list[Event
 
 def check_solution(g: TurnContext, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
     """Would ``place`` accept this solver table (the working table plus ``placed``)? Raises
-    the ``place.impossible`` error when it moves a table joker; no solving is repeated."""
-    probe = g.copy()
-    adopt_solution(probe, [list(m) for m in melds], from_rack(probe, placed))
+    the ``place.impossible`` error when it moves a table joker; no solving is repeated, and
+    the working table is left as it was."""
+    _check_laid(g, melds, placed, None)
+
+
+def _check_laid(
+    g: TurnContext,
+    melds: Sequence[Sequence[Face]],
+    placed: Sequence[Face],
+    ids: list[int] | None,
+) -> bool:
+    """:func:`check_solution`, laying the table on the working turn to see; it stays laid
+    (True) when the rack pieces it took are ``ids`` in that order, else the turn is restored."""
+    before = g.turn.snapshot()
+    taken = from_rack(g, placed)
+    adopt_solution(g, [list(m) for m in melds], taken)  # unchanged when it raises
+    if taken == ids:
+        return True
+    g.turn.restore(before)
+    return False
 
 
 def adopt_solution(
@@ -217,25 +243,35 @@ def _kept_exactly(
     ``unclaim`` ends one - and with ``keep_all`` every meld the solver left exactly as it
     was), and the other piece ids by face."""
     pool = [i for m in g.turn.table for i in m.ids] + list(placed)
-    solver = [Counter(faces) for faces in melds]
+    deck = g.deck
+    solver: dict[
+        tuple[tuple[int, int], ...], list[int]
+    ] = {}  # melds by their faces (sorted), in order
+    for k, faces in enumerate(melds):
+        solver.setdefault(_same_faces(faces), []).append(k)
     chosen: dict[int, Meld] = {}
+    used: set[int] = set()
     order = sorted(enumerate(g.turn.table, 1), key=lambda nm: nm[1].claim is None)
     for no, meld in order:
         if meld.claim is None and not keep_all:
             continue
-        same = Counter(g.faces(meld.ids))
-        k = next((k for k, c in enumerate(solver) if k not in chosen and c == same), None)
-        if k is None:
+        same = solver.get(_same_faces([deck[i] for i in meld.ids]))
+        if not same:  # the first solver meld of the same pieces not chosen yet
             if meld.claim is not None:
                 raise place_refused(RummyError("claim.dissolve_first", meld=no))
             continue
-        chosen[k] = meld.copy()
-        for i in meld.ids:
-            pool.remove(i)
+        chosen[same.pop(0)] = meld.copy()
+        used.update(meld.ids)
     by_face: dict[Face, list[int]] = {}
     for i in pool:
-        by_face.setdefault(g.deck[i], []).append(i)
+        if i not in used:
+            by_face.setdefault(deck[i], []).append(i)
     return chosen, by_face
+
+
+def _same_faces(faces: Sequence[Face]) -> tuple[tuple[int, int], ...]:
+    """The pieces of a meld as a sorted key: equal for melds of the same faces in any order."""
+    return tuple(sorted((f.suit, f.rank) for f in faces))
 
 
 ADOPT_ATTEMPTS = 30

@@ -59,32 +59,40 @@ class Turn:
         """Every field of the turn as plain copies (the history only when asked), so ``undo``
         restores exactly what was: a field added to :class:`Turn` is captured without more code."""
         snap: dict[str, Any] = {}
-        for f in fields(self):
-            if f.name == "history" and not with_history:
+        for name in _TURN_FIELDS:
+            if name == "history" and not with_history:
                 continue
-            value = getattr(self, f.name)
-            if f.name == "table":
+            value = getattr(self, name)
+            if name == "table":
                 value = [m.to_list() for m in value]
             elif isinstance(value, list):
                 value = list(value)  # ids, or history entries (never changed once stored)
-            snap[f.name] = value
+            snap[name] = value
         return snap
 
     def restore(self, snap: dict[str, Any]) -> None:
         """Set every field captured in ``snap`` (older snapshots may lack some: those stay)."""
-        for f in fields(self):
-            if f.name not in snap:
+        for name in _TURN_FIELDS:
+            if name not in snap:
                 continue
-            value = snap[f.name]
-            if f.name == "table":
+            value = snap[name]
+            if name == "table":
                 value = [Meld.from_list(m) for m in value]
             elif isinstance(value, list):
                 value = list(value)
-            setattr(self, f.name, value)
+            setattr(self, name, value)
 
     def copy(self) -> Turn:
+        """An independent copy: as :meth:`restore` of a :meth:`snapshot` with the history,
+        without the snapshot in between."""
         turn = Turn([], [])
-        turn.restore(self.snapshot(with_history=True))
+        for name in _TURN_FIELDS:
+            value = getattr(self, name)
+            if name == "table":
+                value = [Meld(list(m.ids), m.claim) for m in value]
+            elif isinstance(value, list):
+                value = list(value)  # ids, or history entries (never changed once stored)
+            setattr(turn, name, value)
         return turn
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,6 +103,9 @@ class Turn:
         turn = cls([], [])
         turn.restore(data)
         return turn
+
+
+_TURN_FIELDS = tuple(f.name for f in fields(Turn))
 
 
 class TurnContext(Protocol):
