@@ -14,7 +14,8 @@
  *   -> (status, states, score, melds, placed, jokers_laid)
  * trials(the same as run, limit, cases)
  *   -> (status, states, score, melds, placed, jokers_laid, case): the tie-break trials, each a
- *   change of the needed pieces searched with ``first``, until one has a play (see dp_trials)
+ *   change of the needed pieces searched with ``first``, until one has a play (see dp_trials;
+ *   with wrap-around runs each case also brings its order hints and gets its own guesses)
  *   need, opt, starts, ends, hints: bytes of 4 * 15 cells ([colour * 15 + value]); hints say
  *   how the table's own melds use the cell (group pieces | runs ended before << 2 | runs
  *   starting << 4), which orders the options (never the answer);
@@ -1203,9 +1204,62 @@ static inline uint64_t mhash(u128 k) {
     return h ^ (h >> 32);
 }
 
+/* the tables a search starts with: they grow as it goes, and each search starts small again
+ * (a table sized by an earlier large search would turn most lookups into cache misses). The
+ * large table of the last search is kept as a spare: a search that grows to MEMO_JUMP entries
+ * moves into it at once (its entries are all of older epochs, so empty to this search; fresh
+ * memory would cost a page fault per page). */
+#define MEMO_START (1 << 12)
+#define MEMO_JUMP (1 << 15)
+static MemoSlot *memo_spare = NULL;
+static int32_t *memo_ub_spare = NULL;
+static size_t memo_spare_cap = 0, memo_ub_spare_len = 0;
+static TwinSlot *twins_spare = NULL;
+static size_t twins_spare_cap = 0;
+static OtherSlot *others_spare = NULL;
+static size_t others_spare_cap = 0;
+
+/* the room for a table growing to ``cap`` slots of ``size`` bytes: the spare when it is large
+ * enough and ``cap`` reaches MEMO_JUMP (then *cap becomes its size), else fresh zeroed memory */
+static void *table_room(void **spare, size_t *spare_cap, size_t *cap, size_t size) {
+    if (*spare && *cap >= MEMO_JUMP && *spare_cap >= *cap) {
+        void *room = *spare;
+        *cap = *spare_cap;
+        *spare = NULL;
+        *spare_cap = 0;
+        return room;
+    }
+    return calloc(*cap, size);
+}
+
 static int memo_reset(int stride) {
+    if (memo_cap > MEMO_START) { /* kept as the spare: a large search takes it when it grows */
+        free(memo_spare);
+        free(memo_ub_spare);
+        memo_spare = memo;
+        memo_ub_spare = memo_ub;
+        memo_spare_cap = memo_cap;
+        memo_ub_spare_len = memo_ub_len;
+        memo = NULL;
+        memo_ub = NULL;
+        memo_cap = memo_ub_len = 0;
+    }
+    if (twins_cap > MEMO_START) {
+        free(twins_spare);
+        twins_spare = twins;
+        twins_spare_cap = twins_cap;
+        twins = NULL;
+        twins_cap = 0;
+    }
+    if (others_cap > MEMO_START) {
+        free(others_spare);
+        others_spare = others;
+        others_spare_cap = others_cap;
+        others = NULL;
+        others_cap = 0;
+    }
     if (!memo_cap) {
-        memo_cap = 1 << 12;
+        memo_cap = MEMO_START;
         memo = calloc(memo_cap, sizeof(MemoSlot));
         if (!memo) {
             memo_cap = 0;
@@ -1227,6 +1281,15 @@ static int memo_reset(int stride) {
         memset(memo, 0, memo_cap * sizeof(MemoSlot));
         if (twins_cap) memset(twins, 0, twins_cap * sizeof(TwinSlot));
         if (others_cap) memset(others, 0, others_cap * sizeof(OtherSlot));
+        free(memo_spare);
+        free(memo_ub_spare);
+        free(twins_spare);
+        free(others_spare);
+        memo_spare = NULL;
+        memo_ub_spare = NULL;
+        twins_spare = NULL;
+        others_spare = NULL;
+        memo_spare_cap = memo_ub_spare_len = twins_spare_cap = others_spare_cap = 0;
         memo_epoch = 1;
     }
     return 0;
@@ -1234,8 +1297,22 @@ static int memo_reset(int stride) {
 
 static int memo_grow(void) {
     size_t cap = memo_cap * 2;
-    MemoSlot *fresh = calloc(cap, sizeof(MemoSlot));
-    int32_t *ub = malloc(cap * (size_t)memo_stride * sizeof(int32_t));
+    int32_t *ub = NULL;
+    if (memo_spare && cap >= MEMO_JUMP && memo_spare_cap >= cap &&
+        memo_ub_spare_len >= memo_spare_cap * (size_t)memo_stride) {
+        ub = memo_ub_spare;
+        memo_ub_spare = NULL;
+        memo_ub_spare_len = 0;
+    }
+    size_t ub_len;
+    MemoSlot *fresh = ub ? table_room((void **)&memo_spare, &memo_spare_cap, &cap, sizeof(MemoSlot))
+                         : calloc(cap, sizeof(MemoSlot));
+    if (ub) {
+        ub_len = cap * (size_t)memo_stride;
+    } else {
+        ub = malloc(cap * (size_t)memo_stride * sizeof(int32_t));
+        ub_len = cap * (size_t)memo_stride;
+    }
     if (!fresh || !ub) {
         free(fresh);
         free(ub);
@@ -1254,7 +1331,7 @@ static int memo_grow(void) {
     memo = fresh;
     memo_ub = ub;
     memo_cap = cap;
-    memo_ub_len = cap * (size_t)memo_stride;
+    memo_ub_len = ub_len;
     return 0;
 }
 
@@ -1274,7 +1351,7 @@ static inline int32_t *memo_row(u128 key) { return memo_row_h(key, mhash(key)); 
 /* twice the room for twins (out of the search's hot path) */
 static __attribute__((noinline)) int twins_grow(void) {
     size_t cap = twins_cap ? twins_cap * 2 : 1 << 12;
-    TwinSlot *fresh = calloc(cap, sizeof(TwinSlot));
+    TwinSlot *fresh = table_room((void **)&twins_spare, &twins_spare_cap, &cap, sizeof(TwinSlot));
     if (!fresh) return -1;
     for (size_t i = 0; i < twins_cap; i++) {
         if (twins[i].epoch != memo_epoch) continue;
@@ -1312,7 +1389,8 @@ static inline TwinSlot *twin_slot(u128 key, uint64_t hash, int add) {
 static inline OtherSlot *other_slot(u128 key, int add) {
     if (add && (others_n + 1) * 2 > others_cap) {
         size_t cap = others_cap ? others_cap * 2 : 1 << 12;
-        OtherSlot *fresh = calloc(cap, sizeof(OtherSlot));
+        OtherSlot *fresh =
+            table_room((void **)&others_spare, &others_spare_cap, &cap, sizeof(OtherSlot));
         if (!fresh) return NULL;
         for (size_t i = 0; i < others_cap; i++) {
             if (others[i].epoch != memo_epoch) continue;
@@ -1957,6 +2035,67 @@ static PyObject *dfs_answer(Dfs *x, long long spent) {
     return answer(&x->p, x->limited ? 3 : 1, spent, x->best, x->best_gi, opts, js);
 }
 
+/* a tie-break trial's play was found under kept guess x->best_gi after x->nodes states: whether
+ * the search over every guess (see dp_search) would get there, which the guesses left out
+ * before that guess decide (each searched on its own, none has a play): 0 yes (their states are
+ * added to x->nodes), 1 no (cut short by ``limit``), 2 no (the budget ran out), -1 out of
+ * memory */
+static int skipped_cut_short(Dfs *x, long long limit) {
+    size_t upto = (size_t)x->best_gi + x->p.skipped[x->best_gi]; /* its place in the full list */
+    uint16_t *left_out = malloc((upto + 1) * 4 * sizeof(uint16_t));
+    if (!left_out) return -1;
+    size_t n = 0, kept = 0;
+    for (size_t i = 0; i < upto; i++) {
+        if (kept < (size_t)x->p.n_guesses && kept + x->p.skipped[kept] == i) {
+            kept++;
+            continue;
+        }
+        memcpy(left_out + n * 4, x->p.all + i * 4, 4 * sizeof(uint16_t));
+        n++;
+    }
+    Dfs *y = calloc(1, sizeof(Dfs));
+    if (!y) {
+        free(left_out);
+        return -1;
+    }
+    y->p = x->p;
+    y->p.guesses = left_out;
+    y->p.n_guesses = (Py_ssize_t)n;
+    y->p.skipped = NULL;
+    y->p.budget = x->p.budget < 0 ? -1 : x->p.budget - x->nodes;
+    dfs_solve(y, 1, limit < 0 ? -1 : limit - x->nodes, 1);
+    int cut = y->oom ? -1 : y->limited ? 1 : y->aborted ? 2 : 0;
+    x->nodes += y->nodes;
+    memo_problem = 0;
+    free(y);
+    free(left_out);
+    return cut;
+}
+
+/* A tie-break trial (``first``) answers "no" when ``limit`` runs out, so its answer depends on
+ * the states the search spends, and the guesses left out (see guess_jokers) would have cost
+ * some: the answer is that of the search over every guess, which we know without running it.
+ * Each guess is searched on its own (memo and twins carry its index; until a play is found
+ * nothing else is shared), so that search spends, up to any guess, the states spent here plus
+ * those of the guesses left out before it, and finds the same first play (a guess left out has
+ * none). No play here: none there either (cut short here, it is cut short there no later). A
+ * play under a guess with guesses left out before it: the search over those guesses alone,
+ * within the states the limit leaves, tells whether that search gets there in time. */
+static void trial_search(Dfs *x, long long limit) {
+    dfs_solve(x, 1, limit, 1);
+    if (x->p.n_all <= x->p.n_guesses || x->oom || (x->aborted && !x->limited)) return;
+    long long target = x->p.target + (long long)x->p.jokers_need * x->p.jw;
+    if (x->best >= target && x->p.skipped[x->best_gi]) {
+        int cut = skipped_cut_short(x, limit);
+        if (cut < 0) x->oom = 1;
+        if (cut > 0) { /* cut short before its play: no answer */
+            x->best = target - 1;
+            x->aborted = 1;
+            x->limited = cut == 1;
+        }
+    }
+}
+
 static PyObject *dp_search(PyObject *self, PyObject *args) {
     int first = 0;
     long long limit = -1;
@@ -1966,26 +2105,10 @@ static PyObject *dp_search(PyObject *self, PyObject *args) {
         free(x);
         return NULL;
     }
-    dfs_solve(x, first, limit, 1);
-    if (first && x->p.n_all > x->p.n_guesses && !x->oom && !(x->aborted && !x->limited)) {
-        /* A tie-break trial (``first``) answers "no" when ``limit`` runs out, so its answer
-         * depends on the states the search spends, and the guesses left out would have cost
-         * some: the answer is that of the search over every guess. Without a play (no guess
-         * has one) it is the same; with one found after no guess left out, the states are the
-         * same too; otherwise (or cut short) the search over every guess gives it. */
-        long long target = x->p.target + (long long)x->p.jokers_need * x->p.jw;
-        int found = x->best >= target;
-        if (x->limited || (found && x->p.skipped[x->best_gi])) {
-            Problem all = x->p;
-            all.guesses = all.all;
-            all.n_guesses = all.n_all;
-            all.skipped = NULL;
-            memset(x, 0, sizeof(Dfs));
-            x->p = all;
-            dfs_solve(x, first, limit, 1);
-            memo_problem = 0; /* its memo counts guesses otherwise */
-        }
-    }
+    if (first)
+        trial_search(x, limit);
+    else
+        dfs_solve(x, 0, limit, 1);
     PyObject *result = dfs_answer(x, x->nodes);
     free(x);
     return result;
@@ -2016,7 +2139,10 @@ static PyObject *with_case(PyObject *result, int extra) {
  * and ``jokers`` needed jokers out of the problem, put one needed piece back at cell ``add``
  * (255: none), drop locked block number ``block`` (255: none); it is then searched as
  * ``search`` with ``first`` set, within ``limit`` states (``budget`` counts the states of all
- * cases). -> (status, states, score, melds, placed, jokers laid, case): status 1 and the play of
+ * cases). With wrap-around runs (Stein) each record is followed by the 60 order hints of the
+ * case's own table (``hints`` above), and each case gets the cut and the guesses a search of it
+ * alone would make, so that it is searched exactly as ``search`` would search it.
+ * -> (status, states, score, melds, placed, jokers laid, case): status 1 and the play of
  * the first case that has one; 0 and case -1 when none has; 2 when the budget ran out. */
 static PyObject *dp_trials(PyObject *self, PyObject *args) {
     if (PyTuple_GET_SIZE(args) != 19) {
@@ -2050,6 +2176,15 @@ static PyObject *dp_trials(PyObject *self, PyObject *args) {
         int jokers = rec[pos + 1], add = rec[pos + 2], drop = rec[pos + 3];
         const unsigned char *cells = rec + pos + 4;
         pos += 4 + nc;
+        const unsigned char *hints = base.hints;
+        if (base.wrap) { /* then the hints of the case follow */
+            if (pos + 60 > cases_n) {
+                pos = -1; /* malformed */
+                break;
+            }
+            hints = rec + pos;
+            pos += 60;
+        }
         memcpy(need, base.need, 60);
         memcpy(starts, base.starts, 60);
         memcpy(ends, base.ends, 60);
@@ -2086,13 +2221,28 @@ static PyObject *dp_trials(PyObject *self, PyObject *args) {
         p.blocks_n = blocks_n;
         p.jokers -= jokers;
         p.jokers_need -= jokers;
+        p.hints = hints;
         p.budget = base.budget < 0 ? -1 : (spent < base.budget ? base.budget - spent : 0);
+        if (p.wrap) { /* the cut and the guesses depend on the pieces: made for each case */
+            int cut;
+            if (wrap_guesses_make(p.need, p.opt, p.jokers, &cut, 1)) {
+                PyErr_NoMemory();
+                break;
+            }
+            for (int i = 0; i < 13; i++) wrap_values[i] = LINEAR_VALUES[(cut + i) % 13];
+            p.values = wrap_values;
+            p.guesses = kept_buf;
+            p.n_guesses = (Py_ssize_t)kept_n;
+            p.all = guess_buf;
+            p.n_all = (Py_ssize_t)guess_n;
+            p.skipped = kept_skipped;
+        }
         Dfs *x = dfs_new(&p);
         if (!x) {
             PyErr_NoMemory();
             break;
         }
-        dfs_solve(x, 1, limit, 1);
+        trial_search(x, limit);
         memo_problem = 0; /* the memo belongs to this case, not to the problem given */
         spent += x->nodes;
         long long target = p.target + (long long)p.jokers_need * p.jw;

@@ -1634,19 +1634,12 @@ def _keep_more(ctx: _Context, found: _Found, unchanged: set[int]) -> _Found:
     """The tie-break: with the placed pieces fixed, keep one more table meld unchanged while
     the rest still makes valid melds, meld by meld in table order (inclusion-maximal: no
     single further meld can be kept). With the pieces fixed, each trial is a partition
-    question; ``engine._dp.trials`` runs them in order until one succeeds. (With wrap-around
-    runs the cut of the cycle and its guessed crossing runs depend on the pieces, so there each
-    trial is set up on its own.)"""
+    question; ``engine._dp.trials`` runs them in order until one succeeds (with wrap-around
+    runs it makes each trial's cut of the cycle and guessed crossing runs itself, as a search
+    of that trial alone would, and each trial carries the order hints of its own table)."""
     found = _settle(ctx, found)
     order = [i for i, info in enumerate(ctx.infos) if i not in unchanged and info.valid]
-    if ctx.spec.run_mode == "wrap":
-        for i in order:
-            if i not in unchanged:
-                trial = _trial(ctx, found, i)
-                if trial is not None:
-                    found = trial
-                    unchanged = _unchanged(ctx, found)
-        return found
+    wrap = ctx.spec.run_mode == "wrap"
     while order:
         setup = found.setup
         cases = bytearray()
@@ -1655,6 +1648,8 @@ def _keep_more(ctx: _Context, found: _Found, unchanged: set[int]) -> _Found:
             case = _trial_case(ctx, setup, i)
             if case is not None:
                 cases += case
+                if wrap:
+                    cases += _hints(ctx.infos[j] for j in setup.loose if j != i)
                 tried.append(i)
         if not tried:
             break

@@ -432,9 +432,14 @@ def test_plain_meld_facts_match_the_readings(codes, shape):
 def _apply_trial_case(args: tuple, cases: bytes, pos: int) -> tuple[tuple | None, int]:
     """One case of ``engine._dp.trials`` applied by hand to the problem ``args`` (see dp_trials
     in engine/_dp.c): the search arguments it stands for (None when a piece is missing) and
-    where the next case starts."""
+    where the next case starts. With wrap-around runs the case brings its own order hints, and
+    the search makes the case's guesses itself, as it does for every wrap problem."""
     n, jokers, add, drop = cases[pos : pos + 4]
     cells = cases[pos + 4 : pos + 4 + n]
+    hints = args[13]
+    end = pos + 4 + n
+    if args[8]:  # wrap
+        hints, end = cases[end : end + 60], end + 60
     need, starts, ends = bytearray(args[0]), bytearray(args[11]), bytearray(args[12])
     ok = jokers <= args[5]
     for cell in cells:
@@ -453,30 +458,37 @@ def _apply_trial_case(args: tuple, cases: bytes, pos: int) -> tuple[tuple | None
             kept += blocks[at : at + size]
         at, number = at + size, number + 1
     if not ok:
-        return None, pos + 4 + n
+        return None, end
     changed = list(args)
-    changed[0], changed[11], changed[12], changed[14] = (
+    changed[0], changed[11], changed[12], changed[13], changed[14] = (
         bytes(need),
         bytes(starts),
         bytes(ends),
+        bytes(hints),
         bytes(kept),
     )
     changed[4] -= jokers
     changed[5] -= jokers
-    return tuple(changed), pos + 4 + n
+    return tuple(changed), end
 
 
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(seed=st.integers(0, 10**9), free=st.booleans(), mode=st.sampled_from(["count", "value"]))
-def test_c_trials_answer_as_one_search_per_case(monkeypatch, seed, free, mode):
+@given(
+    seed=st.integers(0, 10**9),
+    free=st.booleans(),
+    mode=st.sampled_from(["count", "value"]),
+    name=st.sampled_from(["rummikub", "stein"]),
+)
+def test_c_trials_answer_as_one_search_per_case(monkeypatch, seed, free, mode, name):
     """``engine._dp.trials`` (the tie-break trials in one call) answers with the first case whose
-    partition question ``engine._dp.search`` answers on its own, and with that case's play."""
+    partition question ``engine._dp.search`` answers on its own, and with that case's play
+    (Stein too: each case with its own cut, guesses and order hints)."""
     import engine.solver as solver_module
     from engine import _dp
 
-    rules = (FREE_JOKERS if free else PRESETS)["rummikub"]
+    rules = (FREE_JOKERS if free and name == "rummikub" else PRESETS)[name]
     rng = random.Random(seed)
     table, hand = random_position(rng, rules, rng.randint(3, 6), rng.randint(4, 9))
     calls = []
