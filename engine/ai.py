@@ -137,7 +137,7 @@ def _simple_play(game, seat: int, rack: Sequence[Face]):
                 continue
             for k, meld in enumerate(table):
                 claim = game.turn.table[k].claim
-                if claim not in (None, seat):
+                if claim not in (None, seat) or not _may_extend(meld, f):
                     continue
                 if readings([*meld, f], spec):
                     out.append(f"add {k + 1} {f}")
@@ -148,6 +148,13 @@ def _simple_play(game, seat: int, rack: Sequence[Face]):
         out.append("meld " + " | ".join(format_faces(m) for m in melds))
         table += [list(m) for m in melds]
     return out, table, left
+
+
+def _may_extend(meld: Sequence[Face], face: Face) -> bool:
+    """A necessary condition for ``meld`` plus the real ``face`` to read as a meld: the real
+    pieces of a run share its colour, those of a group its value."""
+    real = next((f for f in meld if not f.is_joker), None)
+    return real is None or real.suit == face.suit or real.rank == face.rank
 
 
 def _best_solution(game, seat: int):

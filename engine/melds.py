@@ -195,7 +195,24 @@ def _run_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
 
 def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     """Every valid reading of the pieces, the preferred one first (empty when invalid)."""
-    return list(_readings(tuple(faces), spec))
+    entry = _BY_SPEC.get(id(spec))
+    if entry is None or entry[0] is not spec:
+        entry = _BY_SPEC[id(spec)] = (spec, {})
+    memo = entry[1]
+    key = tuple(faces)
+    found = memo.get(key)
+    if found is None:
+        found = _readings(key, spec)
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        memo[key] = found
+    return list(found)
+
+
+_BY_SPEC: dict[int, tuple[MeldSpec, dict[tuple[Face, ...], tuple[Reading, ...]]]] = {}
+"""The readings found per spec object (kept here, so its id stays its own), by pieces: a meld
+is a value, its readings never change."""
+_MEMO_MAX = 1 << 16
 
 
 @lru_cache(maxsize=1 << 16)

@@ -42,7 +42,15 @@ from .rules import RuleSet
 from .tile import claims, ending, help, moves
 from .tile import turn as turn_rules
 from .tile.jokers import fault_keys, joker_faults
-from .tile.turn import HELP_BUDGET, UNDOABLE, Meld, Turn, arrange, require_draws
+from .tile.turn import (
+    HELP_BUDGET,
+    UNDOABLE,
+    Meld,
+    Turn,
+    arrange,
+    carry_start_jokers,
+    require_draws,
+)
 
 __all__ = ["HANDLERS", "HELP_BUDGET", "UNDOABLE", "Meld", "TileGame", "Turn"]
 # Meld, Turn, HELP_BUDGET and UNDOABLE live in engine/tile/turn.py; re-exported here because
@@ -291,6 +299,11 @@ class TileGame(PieceGame):
         self._adopt(work)
         return events
 
+    def copy(self) -> TileGame:
+        twin = super().copy()
+        carry_start_jokers(self, twin)
+        return twin
+
     def _message(self, seat: int, text: str) -> list[Command]:
         """The commands of a message, or the error that refuses it before any command runs."""
         if self.status != "playing":
@@ -302,15 +315,19 @@ class TileGame(PieceGame):
             raise RummyError("turn.not_yours", player=self.players[self.current])
         return commands
 
-    def _run_all(self, seat: int, commands: Sequence[Command]) -> list[Event]:
-        """The commands one after another on this (worked-on) copy."""
+    def _run_all(
+        self, seat: int, commands: Sequence[Command], known: set[tuple[str, Any]] | None = None
+    ) -> list[Event]:
+        """The commands one after another on this (worked-on) copy (``known``: the joker
+        faults of its state, when found already); the faults of the state after them, where
+        the last command found them, are kept in ``_faults``."""
         events: list[Event] = []
-        known: set[tuple[str, Any]] | None = None
         for command in commands:
             if self.status != "playing":
                 raise RummyError("game.over")
             more, known = self._run(seat, command, known)
             events += more
+        self.__dict__["_faults"] = known
         return events
 
     def probe(self, seat: int, text: str) -> TileGame | None:
@@ -330,13 +347,15 @@ class TileGame(PieceGame):
             done = len(last.commands)
         if done and commands[:done] != last.commands:
             done = 0
+        known = None
         if done:
             before, work, events = last.before, last.after.copy(), list(last.events)
+            known = last.after.__dict__.get("_faults")
         else:
             before, events = self.copy(), []
             work = before.copy()
         try:
-            events += work._run_all(seat, commands[done:])
+            events += work._run_all(seat, commands[done:], known)
         except RummyError:
             return None
         self.__dict__["_probe"] = _Probe(seat, text, commands, before, work, events)

@@ -285,6 +285,14 @@ def start_jokers(g: TurnContext) -> dict[int, tuple[int, Meaning | None]]:
     return dict(found)
 
 
+def carry_start_jokers(g: TurnContext, twin: TurnContext) -> None:
+    """Give a copy of ``g`` (same committed table, copied) what :func:`start_jokers` found
+    for ``g``: the copy's committed table is equal, and only ever replaced too."""
+    memo = g.__dict__.get("_start_jokers_memo")
+    if memo is not None and memo[0] is g.table and memo[1] == g.turn_no:
+        twin.__dict__["_start_jokers_memo"] = (twin.table, twin.turn_no, memo[2])
+
+
 def held_jokers(g: TurnContext) -> dict[int, tuple[int, Meaning | None]]:
     """The table jokers not freed this turn: they stay in their melds (RULES.md; DECISIONS)."""
     return {i: v for i, v in start_jokers(g).items() if i not in g.turn.freed}
