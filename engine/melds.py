@@ -195,10 +195,12 @@ def _run_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
 
 def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     """Every valid reading of the pieces, the preferred one first (empty when invalid)."""
-    entry = _BY_SPEC.get(id(spec))
-    if entry is None or entry[0] is not spec:
-        entry = _BY_SPEC[id(spec)] = (spec, {})
-    memo = entry[1]
+    last = _LAST_SPEC
+    if last[0] is spec:  # callers read many melds with one spec object
+        memo = last[1]
+    else:
+        memo = _BY_SPEC.setdefault(spec, {})
+        _LAST_SPEC[:] = [spec, memo]
     key = tuple(faces)
     found = memo.get(key)
     if found is None:
@@ -209,9 +211,10 @@ def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     return list(found)
 
 
-_BY_SPEC: dict[int, tuple[MeldSpec, dict[tuple[Face, ...], tuple[Reading, ...]]]] = {}
-"""The readings found per spec object (kept here, so its id stays its own), by pieces: a meld
-is a value, its readings never change."""
+_BY_SPEC: dict[MeldSpec, dict[tuple[Face, ...], tuple[Reading, ...]]] = {}
+"""The readings found per spec, by pieces: a meld is a value, its readings never change."""
+_LAST_SPEC: list = [None, None]
+"""The spec object asked last and its memo (a spec's hash is not free)."""
 _MEMO_MAX = 1 << 16
 
 

@@ -282,8 +282,9 @@ solver treats equal faces (and all jokers) as the same piece, the joker rules do
 def _lay(g: TurnContext, table: list[Meld], placed: list[int]) -> list[RummyError]:
     """Lay ``table`` as the working table (played: ``placed``); the joker faults it has."""
     g.turn.table = table
+    held = held_jokers(g)  # the same for every meld: the committed table and the freed jokers
     for meld in g.turn.table:
-        meld.ids = arrange(g, meld.ids)
+        meld.ids = arrange(g, meld.ids, held)
     play_from_rack(g, placed)
     on_table = {i for m in g.turn.table for i in m.ids}
     return [

@@ -298,15 +298,36 @@ def held_jokers(g: TurnContext) -> dict[int, tuple[int, Meaning | None]]:
     return {i: v for i, v in start_jokers(g).items() if i not in g.turn.freed}
 
 
-def arrange(g: TurnContext, ids: list[int]) -> list[int]:
+def arrange(
+    g: TurnContext,
+    ids: list[int],
+    held: dict[int, tuple[int, Meaning | None]] | None = None,
+) -> list[int]:
     """Put a meld's ids in table order when it reads as a valid meld; else keep them. Of
     the readings, the first that keeps most table jokers meaning what they meant at the
-    start of the turn (the given order first, when it reads)."""
-    faces = g.faces(ids)
-    found = readings(faces, g.rules.meld_spec)
+    start of the turn (the given order first, when it reads). ``held``: the
+    :func:`held_jokers` of ``g``, when the caller has them."""
+    if held is None:
+        held = held_jokers(g)
+    mine = {i: m for i, (_, m) in held.items() if i in ids}
+    spec = g.rules.meld_spec
+    key = (spec, tuple(ids), tuple(sorted(mine.items(), key=lambda im: im[0])))
+    memo = _arranged(g.deck)
+    found = memo.get(key)
+    if found is None:
+        found = _arrange(g, ids, spec, mine)
+        if len(memo) >= _ARRANGED_MAX:
+            memo.clear()
+        memo[key] = found
+    return list(found)
+
+
+def _arrange(
+    g: TurnContext, ids: list[int], spec: Any, held: dict[int, Meaning | None]
+) -> tuple[int, ...]:
+    found = readings(g.faces(ids), spec)
     if not found:
-        return ids
-    held = {i: m for i, (_, m) in held_jokers(g).items() if i in ids}
+        return tuple(ids)
     best, best_kept = ids, -1
     for reading in found:
         ordered, kept = order(g, ids, reading, held)
@@ -314,7 +335,22 @@ def arrange(g: TurnContext, ids: list[int]) -> list[int]:
             best, best_kept = ordered, kept
         if not held:
             break
-    return best
+    return tuple(best)
+
+
+_ARRANGED: dict[int, tuple[Deck, dict[tuple[Any, ...], tuple[int, ...]]]] = {}
+"""What :func:`arrange` found per deck (by id, the deck kept so that its id stays its own),
+by spec, ids and the held jokers among them and what they mean: a function of those alone."""
+_ARRANGED_MAX = 1 << 15
+
+
+def _arranged(deck: Deck) -> dict[tuple[Any, ...], tuple[int, ...]]:
+    entry = _ARRANGED.get(id(deck))
+    if entry is None or entry[0] is not deck:
+        if len(_ARRANGED) >= 16:
+            _ARRANGED.clear()
+        entry = _ARRANGED[id(deck)] = (deck, {})
+    return entry[1]
 
 
 def order(
