@@ -187,6 +187,14 @@ def _codecs(cls: type) -> tuple[tuple[str, StateCodec], ...]:
     return tuple((f.name, f.metadata.get("state", _PLAIN)) for f in fields(cls) if f.init)
 
 
+@cache
+def copiers(cls: type) -> tuple[tuple[str, Callable[[Any], Any] | None], ...]:
+    """Each state field of a game class and how a copy copies it (None: shared as it is)."""
+    return tuple(
+        (name, None if codec.copy is _same else codec.copy) for name, codec in _codecs(cls)
+    )
+
+
 class PieceGame:
     """What the tile and the card game share: piece ids resolved through ``deck``, the
     byte-stable JSON form, the committed pieces for conservation checks, and adopting a worked-on

@@ -31,6 +31,7 @@ from .game import (
     PublicView,
     Result,
     SeatView,
+    copiers,
     optional_record,
     or_missing,
     records,
@@ -300,7 +301,13 @@ class TileGame(PieceGame):
         return events
 
     def copy(self) -> TileGame:
-        twin = super().copy()
+        """An independent copy (as :meth:`PieceGame.copy`: every state field by its codec),
+        made without ``__init__``: ``__post_init__`` has nothing to derive for a copy."""
+        twin = object.__new__(type(self))
+        values = twin.__dict__
+        for name, copy in copiers(type(self)):
+            value = getattr(self, name)
+            values[name] = value if copy is None else copy(value)
         carry_start_jokers(self, twin)
         return twin
 

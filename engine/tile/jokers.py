@@ -57,11 +57,15 @@ def joker_faults(g: TurnContext, *, final: bool = True) -> list[RummyError]:
 
     ``final=False`` checks only what no later command can mend (the meaning of a joker in a
     valid meld, a split joker meld): every command is refused when it adds such a fault."""
+    held = held_jokers(g)
+    freed_rule = final and not g.rules.joker_freed_to_hand
+    if not held and not (freed_rule and g.turn.freed):
+        return []  # no table joker to keep, none freed: nothing to break
     spec = g.rules.meld_spec
     table = g.turn.table
     where = {i: no for no, m in enumerate(table, 1) for i in m.ids}
     faults: list[RummyError] = []
-    for joker, (index, meaning) in held_jokers(g).items():
+    for joker, (index, meaning) in held.items():
         no = where.get(joker)
         if no is None:
             continue  # not on the working table: conservation is checked elsewhere
@@ -88,7 +92,7 @@ def joker_faults(g: TurnContext, *, final: bool = True) -> list[RummyError]:
                         joker=joker,
                     )
                 )
-    if final and not g.rules.joker_freed_to_hand:
+    if freed_rule:
         faults += freed_faults(g, where)
     return faults
 
