@@ -1045,9 +1045,9 @@ def _meld_info(
 
 
 def _plain_meld_info(codes: tuple[int, ...], spec: MeldSpec) -> _MeldInfo:
-    """:func:`_compute_meld_info` of a meld without jokers under linear runs (most table
-    melds), without building its readings: a group is one value in distinct colours, a run
-    one colour in consecutive values (RULES.md "Common ground")."""
+    """:func:`_compute_meld_info` of a meld without jokers (most table melds), without
+    building its readings: a group is one value in distinct colours, a run one colour in
+    consecutive values (RULES.md "Common ground"; wrap-around runs: :func:`_plain_wrap_run`)."""
     ordered = tuple(sorted(codes))
     cells = tuple(_cell(c) for c in codes)
     n = len(codes)
@@ -1067,6 +1067,8 @@ def _plain_meld_info(codes: tuple[int, ...], spec: MeldSpec) -> _MeldInfo:
         hint = tuple((cell, 1) for cell in cells)
         return _MeldInfo(True, key, 0, cells, hint, None, missing, ())
     first, last = ordered[0], ordered[-1]
+    if spec.run_mode == "wrap":
+        return _plain_wrap_run(codes, ordered, cells, colours, values, spec) or invalid
     if len(colours) == 1 and len(values) == n and last - first == n - 1 and n <= spec.max_run:
         hint: tuple[tuple[int, int], ...] = ((_cell(first), 16),)
         if (last & 15) < 13:
@@ -1075,13 +1077,33 @@ def _plain_meld_info(codes: tuple[int, ...], spec: MeldSpec) -> _MeldInfo:
     return invalid
 
 
+def _plain_wrap_run(codes, ordered, cells, colours, values, spec) -> _MeldInfo | None:
+    """:func:`_plain_meld_info` of a meld without jokers that is no group, under wrap-around
+    runs (RULES.md, Stein: runs wrap 12-13-1-2): a run of fewer than 13 distinct values has
+    one reading, from the value whose predecessor is missing; repeated values or a run once
+    round the cycle go to :func:`_read_meld_info`; None: invalid."""
+    n = len(codes)
+    if len(colours) != 1:
+        return None
+    if len(values) != n or n >= 13:
+        return _read_meld_info(codes, spec)
+    starts = [v for v in values if (v + 11) % 13 + 1 not in values]
+    if len(starts) != 1:  # not one block of consecutive values
+        return None
+    start = starts[0]
+    colour = ordered[0] >> 4
+    after = (start + n - 1) % 13 + 1  # the value just after the run's last one
+    hint = ((colour * 15 + start, 16), (colour * 15 + after, 4))
+    return _MeldInfo(True, (ordered, ordered), 0, cells, hint, None, (), ())
+
+
 def _compute_meld_info(codes: tuple[int, ...], spec: MeldSpec) -> _MeldInfo:
     """See :func:`_meld_info`.
 
     ``hint``: the cells it uses and how (``engine._dp`` orders its options by them, so the play
     closest to the table is tried first): group pieces (1), a run's first value (16), the value
     just after a run's end (4)."""
-    if spec.run_mode == "linear" and _JOKER_CODE not in codes:
+    if _JOKER_CODE not in codes:
         return _plain_meld_info(codes, spec)
     return _read_meld_info(codes, spec)
 
@@ -1131,6 +1153,38 @@ def _hints(infos: Iterable[_MeldInfo]) -> bytes:
             if (hints[cell] // unit) & 3 != 3:
                 hints[cell] += unit
     return bytes(hints)
+
+
+class _Hints:
+    """:func:`_hints` of some melds, and of them less one (each kind is a count capped at 3:
+    only the cells of the one left out change)."""
+
+    def __init__(self, infos: Iterable[_MeldInfo]) -> None:
+        counts = [0] * 256  # cell * 4 + kind (1, 4, 16 -> 0, 1, 2)
+        for info in infos:
+            for cell, unit in info.hint:
+                counts[cell * 4 + (unit.bit_length() - 1) // 2] += 1
+        self.counts = counts
+        self.all = bytes(self._cell(cell) for cell in range(60))
+
+    def _cell(self, cell: int) -> int:
+        counts = self.counts
+        base = cell * 4
+        return min(counts[base], 3) + 4 * min(counts[base + 1], 3) + 16 * min(counts[base + 2], 3)
+
+    def without(self, info: _MeldInfo | None) -> bytes:
+        """The hints with one meld (``info``, None: none) left out."""
+        if info is None or not info.hint:
+            return self.all
+        counts = self.counts
+        for cell, unit in info.hint:
+            counts[cell * 4 + (unit.bit_length() - 1) // 2] -= 1
+        out = bytearray(self.all)
+        for cell, _unit in info.hint:
+            out[cell] = self._cell(cell)
+        for cell, unit in info.hint:
+            counts[cell * 4 + (unit.bit_length() - 1) // 2] += 1
+        return bytes(out)
 
 
 def _grid(cells: list[int]) -> list[list[int]]:
@@ -1644,12 +1698,14 @@ def _keep_more(ctx: _Context, found: _Found, unchanged: set[int]) -> _Found:
         setup = found.setup
         cases = bytearray()
         tried = []
+        hints = _Hints(ctx.infos[j] for j in setup.loose) if wrap else None
+        loose = set(setup.loose)
         for i in order:
             case = _trial_case(ctx, setup, i)
             if case is not None:
                 cases += case
-                if wrap:
-                    cases += _hints(ctx.infos[j] for j in setup.loose if j != i)
+                if hints is not None:
+                    cases += hints.without(ctx.infos[i] if i in loose else None)
                 tried.append(i)
         if not tried:
             break

@@ -411,20 +411,25 @@ def test_c_passes_reach_the_reference_optimum_on_every_subproblem(monkeypatch):
     st.lists(
         st.tuples(st.integers(0, 3), st.integers(1, 13)).map(lambda cv: cv[0] * 16 + cv[1]),
         min_size=1,
-        max_size=6,
+        max_size=14,
     ),
     st.sampled_from(["group", "run", "any"]),
+    st.sampled_from(["rummikub", "stein"]),
 )
-def test_plain_meld_facts_match_the_readings(codes, shape):
-    """The shortcut for melds without jokers (linear runs) says what the readings say."""
+def test_plain_meld_facts_match_the_readings(codes, shape, name):
+    """The shortcut for melds without jokers (linear and wrap-around runs) says what the
+    readings say."""
     import engine.solver as solver_module
 
     if shape == "group":
         codes = [c // 16 * 16 + codes[0] % 16 for c in codes]
+    elif shape == "run" and name == "stein":  # wrapping round 13 -> 1 where it goes past
+        codes = [codes[0] // 16 * 16 + (codes[0] % 16 + i - 1) % 13 + 1 for i in range(len(codes))]
     elif shape == "run":
+        codes = codes[:13]
         start = min(codes[0] % 16, 14 - len(codes))
         codes = [codes[0] // 16 * 16 + start + i for i in range(len(codes))][::-1]
-    spec = RUMMIKUB.meld_spec
+    spec = PRESETS[name].meld_spec
     meld = tuple(codes)
     assert solver_module._plain_meld_info(meld, spec) == solver_module._read_meld_info(meld, spec)
 
@@ -560,3 +565,22 @@ def test_jokers_stay_keeps_every_joker_meld_whole(preset, seed, mode):
             assert any(not Counter(meld) - Counter(new) for new in kept.table), meld
     free = solve(table, hand, rules, opened=True, mode=mode)
     assert (kept.count, kept.value)[mode == "value"] <= (free.count, free.value)[mode == "value"]
+
+
+@pytest.mark.parametrize("name", ["stein", "rummikub"])
+def test_hints_less_one_meld_are_the_hints_of_the_others(name):
+    """The tie-break trials' order hints (``_Hints.without``) are :func:`_hints` of the table
+    melds less the one each trial keeps."""
+    import engine.solver as solver_module
+
+    rules = PRESETS[name]
+    spec = rules.meld_spec
+    rng = random.Random(7)
+    for _ in range(30):
+        table, _hand = random_position(rng, rules, rng.randint(2, 9), 3)
+        infos = [solver_module._meld_info(solver_module._codes(m), spec) for m in table]
+        hints = solver_module._Hints(infos)
+        assert hints.without(None) == solver_module._hints(infos)
+        for k, info in enumerate(infos):
+            others = infos[:k] + infos[k + 1 :]
+            assert hints.without(info) == solver_module._hints(others)
