@@ -244,20 +244,23 @@ def _placement_commands(game, seat: int, solution) -> tuple[list[str], list[list
     used: set[int] = set()
     adds: list[tuple[int, list[Face]]] = []
     result = [list(m) for m in old]
+    counts = [Counter(m) for m in new]
     for k, meld in enumerate(old):
         have = Counter(meld)
         match = next(
             (
                 j
-                for j, cand in enumerate(new)
-                if j not in used and len(cand) >= len(meld) and not have - Counter(cand)
+                for j, cand in enumerate(counts)
+                if j not in used
+                and len(new[j]) >= len(meld)
+                and all(cand[f] >= n for f, n in have.items())  # the meld's pieces are in it
             ),
             None,
         )
         if match is None:
             return _checked(game, seat, place)
         used.add(match)
-        extra = list((Counter(new[match]) - have).elements())
+        extra = list((counts[match] - have).elements())
         if extra:
             if not readings(meld + extra, spec) or game.turn.table[k].claim not in (None, seat):
                 return _checked(game, seat, place)

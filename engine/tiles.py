@@ -51,6 +51,7 @@ from .tile.turn import (
     arrange,
     carry_start_jokers,
     require_draws,
+    start_jokers,
 )
 
 __all__ = ["HANDLERS", "HELP_BUDGET", "UNDOABLE", "Meld", "TileGame", "Turn"]
@@ -308,8 +309,13 @@ class TileGame(PieceGame):
         for name, copy in copiers(type(self)):
             value = getattr(self, name)
             values[name] = value if copy is None else copy(value)
+        start_jokers(self)  # read once for this committed table, not once per copy
         carry_start_jokers(self, twin)
         return twin
+
+    def _adopt(self, other: Any) -> None:
+        super()._adopt(other)
+        carry_start_jokers(other, self)  # the same committed table now
 
     def _message(self, seat: int, text: str) -> list[Command]:
         """The commands of a message, or the error that refuses it before any command runs."""

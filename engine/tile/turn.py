@@ -203,15 +203,18 @@ def take_from_pool(g: TurnContext, seat: int, count: int) -> list[int]:
 
 def from_rack(g: TurnContext, faces: Sequence[Face], prefer: Sequence[int] = ()) -> list[int]:
     """Rack ids for these faces (each id once); freed jokers are used first."""
-    rack = list(g.turn.rack)
+    deck = g.deck.faces
+    by_face: dict[Face, list[int]] = {}  # the rack's ids of each face, in rack order
+    for i in g.turn.rack:
+        by_face.setdefault(deck[i], []).append(i)
     chosen = []
     for face in faces:
-        candidates = [i for i in rack if g.deck[i] == face]
+        candidates = by_face.get(face)
         if not candidates:
             raise RummyError("piece.not_in_rack", piece=str(face))
         preferred = [i for i in candidates if i in prefer]
         pick = preferred[0] if preferred else candidates[0]
-        rack.remove(pick)
+        candidates.remove(pick)
         chosen.append(pick)
     return chosen
 
