@@ -14,26 +14,34 @@ ground", "Preset rummikub"; docs/DECISIONS.md "Table jokers stay in their meld")
 The solver's free answer is an **upper bound** on every legal play that makes no move first: a
 split or a joker kept in its meld is only one more arrangement there, and so is a Stein swap
 (its jokers are free there; in value mode a joker freed to the hand is bounded like a
-Rummikub swap). In Rummikub a play that starts with a move outside the solver's
-model or that it misses (a ``swap``; a meld with two jokers freed by one, a rack joker
-completing a locked group) is bounded by the free answer after that move (:func:`_pre_moves`;
-one solve per move the engine accepts). :func:`legal_play` takes the free answer when the
-engine accepts it, else the answer with joker melds kept whole (``jokers_stay``) when it reaches
-the bound - the answers ``place`` and ``hint`` always gave. Only when the bound is higher does
-it search further, within one budget (:class:`_Spend`: at most :data:`SEARCH_SOLVES` solves of
-together within ``HELP_BUDGET`` DP states):
+Rummikub swap). In Rummikub a play that starts with moves outside the solver's model or that
+it misses (a ``swap``, or two; a meld with two jokers freed by one, a rack joker completing a
+locked group) is bounded by the free answer after those moves (:func:`_pre_moves`; one solve
+per state the engine accepts). :func:`legal_play` takes the free answer when the engine
+accepts it; else (Stein) the free answer with a misplaced joker exchanged for a tile it stands
+for or moved to the end of another meld (:func:`_exchanges`, no solve); else the answer with
+joker melds kept whole (``jokers_stay``) when it reaches the bound - the answers ``place``
+and ``hint`` always gave. Only when the bound is higher does it search further, within one
+budget (:class:`_Spend`: at most :data:`SEARCH_SOLVES` solves of together within
+``HELP_BUDGET`` DP states):
 
-* each joker that a rule ties is given its **fate**, the whole meld it ends in: for a held
-  joker its meld as it lies, or a valid meld of it and a real tile of its start meld (meaning
-  kept where the rules fix it); for a Rummikub joker freed this turn, a new meld of it and at
-  least one rack tile. The fates are laid as fixed melds and the solver places the rest; fates
-  that the free answer itself lays come first;
-* the same after each ``swap`` the engine accepts (the freed joker then has its fate), and in
-  Rummikub after a rack joker completes a locked joker group (``add N J``).
+* each joker that a rule ties is given its **fate**, the meld it ends in: for a held joker its
+  meld as it lies, or the **core** of a valid meld of it and a real tile of its start meld
+  (meaning kept where the rules fix it; :func:`_melds_with_joker` says why cores are enough,
+  however long the final meld, a rack joker in it included); for a Rummikub joker freed this
+  turn, a core with a tile from the rack or played from it. The fates are laid, kept whole
+  (a group may be completed, a linear run lengthened at its ends) and the solver places the
+  rest; combinations that break no table meld and that use the pieces the free answer
+  places come first;
+* the same after each move, or two, that the engine accepts.
 
 Every candidate is checked by the engine itself (``adopt_solution`` and the end-of-turn check
 ``check_turn`` on a copy) before it counts; the best accepted one wins, and the search stops as
-soon as one reaches the bound. ``exact`` says whether the search was complete.
+soon as one reaches the bound. ``exact`` says whether the search was complete: a budget spent,
+or fates or combinations cut (:data:`FATE_OPTIONS`, :data:`FATE_COMBOS`), make it inexact.
+Not generated (the position then stays inexact unless the bound is reached): a meld holding
+two tied jokers (each joker's fate is its own meld), a third move before the play, Stein's
+``take`` (a hand joker for a table tile: never more pieces placed).
 """
 
 from __future__ import annotations
@@ -57,8 +65,16 @@ SEARCH_SOLVES = 30
 """Solves one :func:`legal_play` may run beyond the free and the kept answer (each costs Python
 time too: laying the fates, checking the answer on a copy)."""
 
-FATE_RUN_LONGEST = 6
-"""The longest run generated as a tied joker's fate."""
+EXCHANGES = 24
+"""Exchanges of a joker and a piece it stands for made on a refused free answer (Stein, where
+a held joker's start meld tells on faces alone whether an exchange can be accepted)."""
+EXCHANGE_CHECKS = 4
+"""Of those, how many the engine checks (no solve, but a check on a copy of a big table costs
+as much as one)."""
+FATE_GROW = 2
+"""Where runs wrap (Stein), how far a core is lengthened at each end into a fate (the solver
+keeps a wrapping joker run exactly as laid; a longer piece at an end would be a meld of its
+own: see :func:`_melds_with_joker`)."""
 FATE_OPTIONS = 40
 """Fates kept per tied joker (the free answer's melds, its meld as it lies, then the shortest)."""
 FATE_COMBOS = 120
@@ -188,8 +204,24 @@ def legal_play(
     if known is not None:
         return known
     found = _legal_play(g, seat, must, mode, whole_turn)
+    if not whole_turn and found.solution is not None and not _ends_turn(g, seat, found):
+        # a play after which the turn can end, when one places as much (a hint's ``place``)
+        whole = _legal_play(g, seat, must, mode, True)
+        if whole.solution is not None and whole.score >= found.score:
+            found = whole
     _remember(g, seat, must, mode, whole_turn, found)
     return found
+
+
+def _ends_turn(g: TurnContext, seat: int, play: LegalPlay) -> bool:
+    """Could the turn end right after ``play``?"""
+    state = g.tried(seat, "; ".join(play.before)) if play.before else g  # type: ignore[attr-defined]
+    solution = play.solution
+    return (
+        state is not None
+        and solution is not None
+        and accepts(state, seat, solution.table, solution.placed) is None
+    )
 
 
 _RECENT: OrderedDict[tuple, LegalPlay] = OrderedDict()
@@ -242,11 +274,13 @@ def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
     rules = g.rules
     spend = _Spend()
     worth = _score(rules, g.faces(g.turn.rack), mode)
-    first = _State(g, seat, must, mode, whole_turn, spend, "", 0)
+    first = _State(g, seat, must, mode, whole_turn, spend, (), 0)
     first.quick()
     best = LegalPlay(first.best, True, first.refused, (), first.best_score)
     bound = first.bound
     pre = list(_pre_moves(g, seat, must)) if g.opened[seat] else []
+    if any(len(before) > 1 and may_move_first(state, seat) for before, state, _ in pre):
+        spend.exact = False  # a third move is not generated
     # (Stein in value mode: a joker freed to the hand may be worth less than the tile)
     bounded = not rules.joker_freed_to_hand or mode == "value"
     for _text, state, state_must in pre if bounded else ():
@@ -269,8 +303,7 @@ def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
     def better(st: _State) -> None:
         nonlocal best
         if st.best is not None and st.offset + st.best_score > best.score:
-            before = (st.before,) if st.before else ()
-            best = LegalPlay(st.best, True, st.refused, before, st.offset + st.best_score)
+            best = LegalPlay(st.best, True, st.refused, st.before, st.offset + st.best_score)
 
     # the cheap answers of every state first (a swap often makes the free answer legal),
     # then the fates of the tied jokers, state by state
@@ -301,10 +334,12 @@ def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
 
 
 class _State:
-    """One state of the search (the working table, or after a move ``before`` that took
+    """One state of the search (the working table, or after the moves ``before`` that took
     ``offset`` from the rack): its free answer (the bound here) and its best accepted play."""
 
-    def __init__(self, g, seat, must, mode, whole_turn, spend, before: str, offset: int) -> None:
+    def __init__(
+        self, g, seat, must, mode, whole_turn, spend, before: tuple[str, ...], offset: int
+    ) -> None:
         self.g, self.seat, self.must, self.mode = g, seat, must, mode
         self.whole_turn, self.spend, self.before, self.offset = whole_turn, spend, before, offset
         self.free: Solution | None = None
@@ -334,6 +369,13 @@ class _State:
             self.best, self.best_score = free, self.bound
             return
         self.refused = True
+        homes = _homes(g)
+        tables = _exchanges(free.table, g.rules.meld_spec) if homes else []
+        plausible = [t for t in tables if _plausible(homes, t)][:EXCHANGE_CHECKS]
+        for table in plausible:
+            if accepts(g, seat, table, free.placed, self.whole_turn) is None:
+                self.best, self.best_score = replace(free, table=table), self.bound
+                return
         try:
             kept = _solve(g, seat, must, mode=mode, jokers_stay=True, budget=self.spend.left())
         except SolverBudgetExceeded:
@@ -351,10 +393,13 @@ class _State:
         fates = _tied_fates(g, seat, self.free)
         if not fates:
             return
+        if len(fates) > 1:
+            spend.exact = False  # two tied jokers might end in one meld: not generated
         table = g.table_faces(working=True)
         hand = g.faces(g.turn.rack)
         fixed = fixed_melds(g, seat)
-        for combo in _combos(fates, table, hand, fixed, self.free.placed):
+        spec = g.rules.meld_spec
+        for combo in _combos(fates, table, hand, fixed, self.free.placed, spec, spend):
             if self.best_score >= self.bound or spend.solves <= 0:
                 return
             try:
@@ -370,6 +415,94 @@ class _State:
             ):
                 self.best, self.best_score = found, score
             yield True
+
+
+def _homes(g: TurnContext) -> list[set[Face]]:
+    """Per table joker a rule holds in its meld (not where freed jokers may not go to the
+    rack: Rummikub's lie in locked melds), the real faces of its start meld."""
+    if not g.rules.joker_freed_to_hand:
+        return []
+    return [
+        {f for f in g.faces(g.table[index].ids) if not f.is_joker}
+        for index, _meaning in held_jokers(g).values()
+    ]
+
+
+def _plausible(homes: list[set[Face]], table: Sequence[Sequence[Face]]) -> bool:
+    """Could the jokers of ``table`` be told apart so that each held one lies beside a face of
+    its start meld (the first joker rule :func:`accepts` checks, on faces alone)? A table that
+    cannot is refused without asking the engine."""
+    slots = [set(m) for m in table for f in m if f.is_joker]
+    if len(homes) > len(slots):
+        return False
+    return any(
+        all(home & slots[k] for home, k in zip(homes, chosen, strict=True))
+        for chosen in itertools.permutations(range(len(slots)), len(homes))
+    )
+
+
+def _exchanges(table: list[list[Face]], spec, depth: int = 2) -> list[list[list[Face]]]:
+    """The table with a joker and a real piece it stands for changing places (the joker
+    where the piece lay, the piece where the joker lay; both melds valid as they lie), or
+    with a joker at the end of a meld moved to an end of another, and with two such changes: the same pieces on the table, so a table the free answer lays
+    with a misplaced joker may become one the engine accepts (a joker moved back beside the
+    tiles of its start meld) without a solve. At most :data:`EXCHANGES`."""
+    out: list[list[list[Face]]] = []
+    joker = Tile.joker()
+
+    def walk(melds: list[list[Face]], left: int) -> None:
+        for a, meld in enumerate(melds):
+            if len(out) >= EXCHANGES:
+                return
+            found = positional_reading(meld, spec) if joker in meld else None
+            if found is None:
+                continue
+            for k, face in enumerate(meld):
+                if not face.is_joker:
+                    continue
+                if found.kind == "group":
+                    present = {f.suit for f in meld if not f.is_joker}
+                    value = found.stands_for[k].rank
+                    meant = [Tile(c, value) for c in range(4) if c not in present]
+                else:
+                    meant = [found.stands_for[k]]
+                for b, other in enumerate(melds):
+                    if b == a:
+                        continue
+                    for i, piece in enumerate(other):
+                        if piece not in meant or len(out) >= EXCHANGES:
+                            continue
+                        here = [*meld[:k], piece, *meld[k + 1 :]]
+                        there = [*other[:i], joker, *other[i + 1 :]]
+                        if positional_reading(here, spec) is None:
+                            continue
+                        if positional_reading(there, spec) is None:
+                            continue
+                        changed = [list(m) for m in melds]
+                        changed[a], changed[b] = here, there
+                        out.append(changed)
+                        if left > 1:
+                            walk(changed, left - 1)
+                if k not in (0, len(meld) - 1):
+                    continue
+                rest = [*meld[:k], *meld[k + 1 :]]
+                if positional_reading(rest, spec) is None:
+                    continue
+                for b, other in enumerate(melds):  # a joker at an end moved to another meld
+                    if b == a or len(out) >= EXCHANGES:
+                        continue
+                    for there in ([*other, joker], [joker, *other]):
+                        if positional_reading(there, spec) is None:
+                            continue
+                        changed = [list(m) for m in melds]
+                        changed[a], changed[b] = rest, there
+                        out.append(changed)
+                        if left > 1:
+                            walk(changed, left - 1)
+                        break
+
+    walk([list(m) for m in table], depth)
+    return out
 
 
 # ------------------------------------------------------------------------------- moves first
@@ -395,9 +528,31 @@ def may_move_first(g: TurnContext, seat: int) -> bool:
 
 
 def _pre_moves(g: TurnContext, seat: int, must: list[Face] | None):
-    """(command, state after it, the pieces to place then) for each ``swap`` the engine accepts and, in Rummikub, each rack joker
-    completing a locked joker group. With ``must``: only moves made of named pieces, and the
-    freed joker is then placed too (Stein: also kept in the hand)."""
+    """(commands, state after them, the pieces to place then) for each move the engine accepts
+    before the play - a ``swap``, and in Rummikub a rack joker completing a locked joker group -
+    and for each second such move after it (two swaps: RULES.md lets a player free every
+    joker whose tiles they hold; a third needs a third table joker, beyond the positions the
+    help budget covers - see the module docstring). With ``must``: only moves made of named
+    pieces, and a freed joker is then placed too (Stein: also kept in the hand)."""
+    seen: set[tuple] = set()
+    for text, state, state_must in _one_moves(g, seat, must):
+        key = (
+            frozenset([text]),
+            None if state_must is None else tuple(sorted(state_must, key=str)),
+        )
+        if key not in seen:
+            seen.add(key)
+            yield (text,), state, state_must
+        for second, after, after_must in _one_moves(state, seat, state_must):
+            rest = None if after_must is None else tuple(sorted(after_must, key=str))
+            key = (frozenset([text, second]), rest)
+            if key not in seen:
+                seen.add(key)
+                yield (text, second), after, after_must
+
+
+def _one_moves(g: TurnContext, seat: int, must: list[Face] | None):
+    """The single moves of :func:`_pre_moves`."""
     spec = g.rules.meld_spec
     rack_faces = g.faces(g.turn.rack)
     allowed = Counter(rack_faces if must is None else must)
@@ -460,10 +615,11 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
         locked |= {where[j] for j in held_jokers(g) if j in where}
     free_table = Counter(f for k, m in enumerate(table_faces) if k not in locked for f in m)
     rack = Counter(g.faces(g.turn.rack))
-    hinted = {tuple(sorted(map(str, m))) for m in free.table if any(f.is_joker for f in m)}
+    hinted = [Counter(m) for m in free.table if any(f.is_joker for f in m)]
 
     def mark(fate: _Fate) -> _Fate:
-        return replace(fate, hinted=tuple(sorted(map(str, fate.meld))) in hinted)
+        meld = Counter(fate.meld)
+        return replace(fate, hinted=any(not meld - m for m in hinted))
 
     if not rules.joker_meld_no_split:
         for joker, (index, meaning) in held_jokers(g).items():
@@ -475,17 +631,11 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
             pool = free_table.copy()
             pool[Tile.joker()] -= 1  # the joker itself is in the meld
             options = [_Fate(tuple(table_faces[k]), tuple(table_faces[k]), (), keep=k)]
-            if rack[Tile.joker()] and len(table_faces[k]) < spec.max_run:
-                # its meld as it lies, one rack joker longer (the kept answer does not add one)
-                longer = (*table_faces[k], Tile.joker())
-                if readings(longer, spec):
-                    options.append(_Fate(longer, tuple(table_faces[k]), (Tile.joker(),)))
-            for meld in _melds_with_joker(pool, rack, spec, strict, set(home)):
-                reals = Counter(f for f in meld if not f.is_joker)
-                if not reals & home:
-                    continue
-                joker_face = tuple(f for f in meld if f.is_joker)
-                options.append(mark(_Fate(tuple(meld), joker_face, ())))
+            spare = rack[Tile.joker()]
+            for meld in _melds_with_joker(pool, rack, spec, strict, set(home), spare):
+                joker_face = (Tile.joker(),)
+                rack_jokers = (Tile.joker(),) * (sum(1 for f in meld if f.is_joker) - 1)
+                options.append(mark(_Fate(tuple(meld), joker_face, rack_jokers)))
             out.append(options)
     if not rules.joker_freed_to_hand:
         freed = [j for j in g.turn.freed if j in g.turn.rack]
@@ -496,87 +646,158 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
         for _joker in freed:
             options = []
             need = set(rack) | set(played)
-            for meld in _melds_with_joker(free_table, rack, spec, None, need):
+            spare = rack[Tile.joker()] - 1  # the freed joker itself is in the rack
+            for meld in _melds_with_joker(free_table, rack, spec, None, need, spare):
                 options += [mark(f) for f in _rack_sources(meld, rack, played)]
             out.append(options)
     return out
 
 
 def _melds_with_joker(
-    pool: Counter, rack: Counter, spec, strict, need: set[Face]
+    pool: Counter, rack: Counter, spec, strict, need: set[Face], spare: int
 ) -> list[tuple[Face, ...]]:
-    """Valid melds of one joker and real pieces available in ``pool`` or ``rack``, holding a
-    piece of ``need`` (runs of at most :data:`FATE_RUN_LONGEST`); ``strict``: the joker's
-    meaning must stay this one. A run's joker stands for the place it is laid at (its value
-    lies inside 1..13, or round the corner where runs wrap), so runs need no reading."""
-    have = {f for f, n in (pool + rack).items() if n > 0 and not f.is_joker}
+    """The melds a tied joker's fate may be: valid melds of the joker and real pieces
+    available in ``pool`` or ``rack`` (``spare`` rack jokers: one may stand in for one of
+    them, in a run only inside the core), holding a piece of ``need``. Each is a **core** - a group of three, or the run from
+    the joker to that piece (one more piece at either end when they lie side by side) - and
+    where runs wrap (Stein) the core lengthened by up to :data:`FATE_GROW` pieces at each end;
+    ``strict``: the joker's meaning must stay this one.
+
+    Complete for every final meld of the joker (RULES.md "Common ground": a meld is a group
+    or a run, a joker's meaning is fixed by where it sits), for one tied joker per meld: the
+    final meld holds the joker and a piece of ``need``, so the core between them (the nearest
+    such piece). The solve after the fates are laid keeps each fate whole and completes a
+    group (``jokers_stay``); where runs do not wrap it also lengthens a run at both ends, with
+    rack or table pieces, however long it becomes. Where they wrap the solver keeps a joker
+    run as laid, and a final run that reaches three or more pieces beyond the core at one end
+    is no better than the core plus the rest up to two pieces there, with those three or more
+    laid as a run of their own (valid: at most one joker among at least two real pieces; the
+    same pieces leave the rack)."""
     joker = Tile.joker()
+    have = Counter({f: n for f, n in (pool + rack).items() if n > 0 and not f.is_joker})
     wrap = spec.run_mode == "wrap"
-    out: list[tuple[Face, ...]] = []
+    found: dict[tuple[Face, ...], None] = {}
+
+    def lay(meld: list[Face], kind: str) -> None:
+        reading = positional_reading(meld, spec)
+        if reading is not None and reading.kind == kind:
+            found.setdefault(tuple(meld), None)
+
     for value in range(1, 14):
         if strict is not None and strict != ("group", value):
             continue
-        colours = [c for c in range(4) if Tile(c, value) in have]
-        for size in (2, 3):
-            for chosen in itertools.combinations(colours, size):
-                reals = [Tile(c, value) for c in chosen]
-                if need.isdisjoint(reals):
-                    continue
-                meld = (*reals, joker)
-                found = positional_reading(meld, spec)
-                if found is not None and found.kind == "group":
-                    out.append(meld)
+        faces = [Tile(c, value) for c in range(4) if have[Tile(c, value)]]
+        for a, b in itertools.combinations(faces, 2):
+            if not need.isdisjoint((a, b)):
+                lay([a, b, joker], "group")
+        for a in faces if spare > 0 else ():
+            if a in need:
+                lay([a, joker, joker], "group")
     if strict is not None and strict[0] == "group":
-        return out
-    for colour in range(4):
-        for start in range(1, 14 if wrap else 12):
-            for length in range(3, FATE_RUN_LONGEST + 1):
-                if not wrap and start + length - 1 > 13:
-                    break
-                faces = [Tile(colour, (start - 1 + i) % 13 + 1) for i in range(length)]
-                missing = [k for k, f in enumerate(faces) if f not in have]
-                if len(missing) > 1:
+        return list(found)
+    longest = spec.max_run
+    grow = FATE_GROW if wrap else 0
+    extra = min(1, spare)
+    for piece in sorted(need & set(have), key=str):
+        colour, base = piece.suit, piece.rank
+        count = {o: have[Tile(colour, (base - 1 + o) % 13 + 1)] for o in range(-26, 27)}
+        for at in range(-(longest - 1), longest):  # the joker's place, from the piece
+            if at == 0:
+                continue
+            low, high = min(0, at), max(0, at)
+            spans = [(low, high)] if high - low >= 2 else [(low - 1, high), (low, high + 1)]
+            for (first, last), left, right in itertools.product(
+                spans, range(grow + 1), range(grow + 1)
+            ):
+                start, end = first - left, last + right
+                if end - start + 1 > longest:
                     continue
-                places = missing or range(length)
-                for place in places:
-                    if strict is not None and strict != ("run", faces[place]):
-                        continue
-                    reals = faces[:place] + faces[place + 1 :]
-                    if need.isdisjoint(reals):
-                        continue
-                    out.append((*faces[:place], joker, *faces[place + 1 :]))
-    return out
+                if not wrap and (base + start < 1 or base + end > 13):
+                    continue
+                offsets = [o for o in range(start, end + 1) if o != at]
+                if end - start + 1 <= 13:
+                    short = [o for o in offsets if not count[o]]
+                else:  # twice round: a face may be needed twice
+                    uses = Counter((o - start) % 13 for o in offsets)
+                    short = [o for o in offsets if uses[(o - start) % 13] > count[o]]
+                if len(short) > (extra if not left and not right else 0):
+                    continue  # a rack joker stands in only inside the core
+                if strict is not None and strict != ("run", Tile(colour, (base - 1 + at) % 13 + 1)):
+                    continue
+                meld = [
+                    joker if o == at or o in short else Tile(colour, (base - 1 + o) % 13 + 1)
+                    for o in range(start, end + 1)
+                ]
+                if short:
+                    lay(meld, "run")  # two jokers: read as the engine reads them
+                else:
+                    found.setdefault(tuple(meld), None)
+    return list(found)
 
 
 def _rack_sources(meld, rack: Counter, played: Counter) -> list[_Fate]:
     """The fates of a freed (rack) joker in ``meld``: each with at least one rack tile - one
     from the rack, or one played from it this turn and lying on the table - the others sourced
-    when the fates are combined."""
+    when the fates are combined (a second joker in the meld is a rack joker)."""
     out = []
     reals = [f for f in meld if not f.is_joker]
-    joker = Tile.joker()
+    jokers = (Tile.joker(),) * sum(1 for f in meld if f.is_joker)
     for chosen in sorted(set(reals), key=str):
         if rack[chosen]:
-            out.append(_Fate(tuple(meld), (), (joker, chosen)))
-        elif played[chosen]:
-            out.append(_Fate(tuple(meld), (chosen,), (joker,)))
+            out.append(_Fate(tuple(meld), (), (*jokers, chosen)))
+        if played[chosen]:
+            out.append(_Fate(tuple(meld), (chosen,), jokers))
     return out
 
 
-def _combos(fates: list[list[_Fate]], table, hand, fixed, placed):
+def _laid(combo, table, fixed):
+    """The table after the moved fates take their table pieces (from melds outside ``fixed``
+    and the kept ones), the new melds, and the rack pieces they take; None when a piece is
+    missing."""
+    melds = [list(m) for m in table]
+    keep = {f.keep for f in combo if f.keep >= 0}
+    removable = [k for k in range(len(melds)) if k not in fixed and k not in keep]
+    taken_rack: Counter = Counter()
+    new: list[list[Face]] = []
+    for fate in combo:
+        if fate.keep >= 0:
+            continue
+        for face in fate.table:
+            k = next((k for k in removable if face in melds[k]), None)
+            if k is None:
+                return None
+            melds[k].remove(face)
+        taken_rack += Counter(fate.rack)
+        new.append(list(fate.meld))
+    return melds, new, taken_rack, keep
+
+
+def _broken(combo, table, fixed, spec) -> int:
+    """How many table melds the moved fates leave as pieces that are no meld as they lie (the
+    rest of the turn must mend each of them: such combinations are tried last)."""
+    laid = _laid(combo, table, fixed)
+    if laid is None:
+        return len(table) + 1
+    melds = laid[0]
+    return sum(
+        1 for k, m in enumerate(melds) if m and m != list(table[k]) and not readings(m, spec)
+    )
+
+
+def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend):
     """Choices of one fate per tied joker whose pieces exist together (at most
-    :data:`FATE_COMBOS`), the free answer's own melds first, then most rack pieces that the
-    free answer places (``placed``), then fewest moved jokers. A fate's pieces not named by it come from the table where they can (a
-    table piece must be used anyway; the rack copy stays free), else from the rack."""
+    :data:`FATE_COMBOS`; a cut marks ``spend`` not exact), those that break no table meld
+    first, then the free answer's own melds, then most rack pieces that the free answer
+    places (``placed``), then fewest moved jokers. A fate's pieces not named by it come from
+    the table where they can (a table piece must be used anyway; the rack copy stays free),
+    else from the rack."""
     pool = Counter(f for k, m in enumerate(table) if k not in fixed for f in m)
     rack = Counter(hand)
     wanted = Counter(placed)
-    chosen: list[tuple[int, int, int, list[_Fate]]] = []
-    # the free answer's melds and the kept ones first, so the cut below keeps them
-    fates = [
-        sorted(options, key=lambda f: (not f.hinted, f.keep < 0, len(f.meld)))[:FATE_OPTIONS]
-        for options in fates
-    ]
+    chosen: list[tuple[int, int, int, int, list[_Fate]]] = []
+    if any(len(options) > FATE_OPTIONS for options in fates):
+        spend.exact = False  # fates left out
+    fates = [options[:FATE_OPTIONS] for options in _fates_sorted(fates)]
 
     def source(fate: _Fate, used_table: Counter, used_rack: Counter) -> _Fate | None:
         t, r = Counter(fate.table), Counter(fate.rack)
@@ -592,13 +813,15 @@ def _combos(fates: list[list[_Fate]], table, hand, fixed, placed):
 
     def walk(i: int, picked: list[_Fate], used_table: Counter, used_rack: Counter, keeps: set):
         if len(chosen) >= FATE_COMBOS * 3:
+            spend.exact = False
             return
         if i == len(fates):
             moved = sum(1 for f in picked if f.keep < 0)
             if moved:
                 unhinted = sum(1 for f in picked if f.keep < 0 and not f.hinted)
                 overlap = (sum((Counter(f.rack) for f in picked), Counter()) & wanted).total()
-                chosen.append((unhinted, -overlap, moved, list(picked)))
+                broken = _broken(picked, table, fixed, spec)
+                chosen.append((-overlap, broken, unhinted, moved, list(picked)))
             return
         for fate in fates[i]:
             if fate.keep >= 0:
@@ -628,29 +851,27 @@ def _combos(fates: list[list[_Fate]], table, hand, fixed, placed):
             picked.pop()
 
     walk(0, [], Counter(), Counter(), set())
-    chosen.sort(key=lambda entry: entry[:3])
+    chosen.sort(key=lambda entry: entry[:4])
+    if len(chosen) > FATE_COMBOS:
+        spend.exact = False
     for *_, picked in chosen[:FATE_COMBOS]:
         yield picked
 
 
+def _fates_sorted(fates: list[list[_Fate]]) -> list[list[_Fate]]:
+    """Each joker's fates, the free answer's melds first, then its meld as it lies, then the
+    shortest."""
+    return [sorted(o, key=lambda f: (not f.hinted, f.keep < 0, len(f.meld))) for o in fates]
+
+
 def _with_fates(g: TurnContext, seat: int, combo, table, hand, must, fixed, mode: Mode, spend):
-    """The best play with these fates laid as fixed melds, or None (a solve is charged to
-    ``spend`` only when one runs; none when its solves are spent)."""
-    melds = [list(m) for m in table]
-    keep = {f.keep for f in combo if f.keep >= 0}
-    removable = [k for k in range(len(melds)) if k not in fixed and k not in keep]
-    taken_rack: Counter = Counter()
-    new: list[list[Face]] = []
-    for fate in combo:
-        if fate.keep >= 0:
-            continue
-        for face in fate.table:
-            k = next((k for k in removable if face in melds[k]), None)
-            if k is None:
-                return None
-            melds[k].remove(face)
-        taken_rack += Counter(fate.rack)
-        new.append(list(fate.meld))
+    """The best play with these fates laid (each kept whole, a run lengthened only at its
+    ends, a group only completed: ``jokers_stay``), or None (a solve is charged to ``spend``
+    only when one runs; none when its solves are spent)."""
+    laid = _laid(combo, table, fixed)
+    if laid is None:
+        return None
+    melds, new, taken_rack, _keep = laid
     rest_hand = list((Counter(hand) - taken_rack).elements())
     rest_must = None
     if must is not None:
@@ -660,8 +881,7 @@ def _with_fates(g: TurnContext, seat: int, combo, table, hand, must, fixed, mode
     kept_melds = [(k, m) for k, m in enumerate(melds) if m]
     index = {k: n for n, (k, _) in enumerate(kept_melds)}
     rest = [m for _, m in kept_melds] + new
-    rest_fixed = {index[k] for k in fixed | keep if k in index}
-    rest_fixed |= set(range(len(kept_melds), len(rest)))
+    rest_fixed = {index[k] for k in fixed if k in index}
     spec = g.rules.meld_spec
     solution = None
     if rest_must != [] and rest_hand:
@@ -689,16 +909,22 @@ def _with_fates(g: TurnContext, seat: int, combo, table, hand, must, fixed, mode
 def _arranged(
     g: TurnContext, seat: int, melds, fixed: set[int], mode: Mode, spend
 ) -> Solution | None:
-    """The melds with their loose pieces (outside ``fixed``) laid anew into valid melds and no
-    rack piece (the solver placing exactly those pieces into the fixed melds alone), or None."""
+    """The melds with their loose pieces laid anew into valid melds and no rack piece, or
+    None: the solver places exactly those pieces into the fixed melds and the valid melds
+    holding a joker (kept whole, a run lengthened at its ends, a group completed: the pieces
+    around a joker's final meld may join it)."""
     spec = g.rules.meld_spec
     if all(readings(m, spec) for k, m in enumerate(melds) if k not in fixed):
         return Solution(0, 0, [], [list(m) for m in melds], 0)
-    kept = [list(m) for k, m in enumerate(melds) if k in fixed]
-    loose = [f for k, m in enumerate(melds) if k not in fixed for f in m]
-    found = _kept_solve(
-        g, seat, loose, mode, spend, table=kept, hand=loose, fixed=set(range(len(kept)))
-    )
+    stays = {
+        k
+        for k, m in enumerate(melds)
+        if k in fixed or (any(f.is_joker for f in m) and readings(m, spec))
+    }
+    kept = [list(m) for k, m in enumerate(melds) if k in stays]
+    kept_fixed = {n for n, k in enumerate(sorted(stays)) if k in fixed}
+    loose = [f for k, m in enumerate(melds) if k not in stays for f in m]
+    found = _kept_solve(g, seat, loose, mode, spend, table=kept, hand=loose, fixed=kept_fixed)
     if found is None or found.count != len(loose):
         return None
     return Solution(0, 0, [], found.table, len(melds) - len(kept))
@@ -713,7 +939,6 @@ def describe(play: LegalPlay) -> str:
 
 
 __all__ = [
-    "FATE_RUN_LONGEST",
     "SEARCH_SOLVES",
     "LegalPlay",
     "accepts",

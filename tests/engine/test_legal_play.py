@@ -1,15 +1,18 @@
 """``hint`` and ``place`` reach the best play the ENGINE accepts (issue 18), on small positions.
 
-The brute force knows nothing of the solver: from the start of a turn, and after each ``swap``
-the engine accepts there, it lays every subset of the rack with every partition of the pieces
-into melds (claims stay as they are), and asks the engine's own end-of-turn check
-(``engine.tile.ending.check_turn``: every meld valid as it lies, every joker rule) whether the
-turn could end so. The most rack pieces (value mode: face value, a joker its rack penalty) over
-the accepted tables is the optimum. Count: the hint, typed back, must be accepted and place that
-many; ``place`` of the optimum's pieces must be accepted too (with a ``swap`` first where the
-play needs one). Value: ``legal_play(mode="value")`` must reach the optimum and its play be
-accepted. Positions: Rummikub, Stein and Stein Plus (a quarter with another player's claim),
-one or two table melds (jokers in them), two to four rack pieces, at most two jokers.
+The brute force knows nothing of the solver: from the start of a turn, after each ``swap``
+the engine accepts there and after each second ``swap`` after that, it lays every subset of
+the rack with every partition of the pieces into melds (claims stay as they are), and asks the
+engine's own end-of-turn check (``engine.tile.ending.check_turn``: every meld valid as it lies,
+every joker rule) whether the turn could end so. The most rack pieces (value mode: face value,
+a joker its rack penalty) over the accepted tables is the optimum. Count: the hint, typed back,
+must be accepted and place that many; ``place`` of the optimum's pieces must be accepted too
+(with a ``swap`` first where the play needs one). Value: ``legal_play(mode="value")`` must
+reach the optimum and its play be accepted. Positions: :func:`positions` - Rummikub, Stein and
+Stein Plus (a quarter with another player's claim), one or two table melds (jokers in them),
+two to four rack pieces, at most two jokers; :func:`joker_positions` - a joker run of up to
+seven pieces, a second table joker, rack tiles the jokers stand for (one or two swaps) and
+tiles around the run; and :data:`GAPS`, one position per gap the search once had.
 
 ``make test`` runs a fixed number of derandomised examples; ``LEGAL_PLAY_EXAMPLES=2000`` runs that
 many random ones (the longer search, not in CI).
@@ -21,12 +24,12 @@ import os
 from collections import Counter
 from itertools import combinations
 
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import RummyError
 from engine.hints import hint_command, tile_hint
-from engine.melds import positional_reading
+from engine.melds import joker_meanings, positional_reading
 from engine.pieces import Face, Tile, format_faces
 from engine.rules import preset
 from engine.tile.ending import check_turn
@@ -52,13 +55,24 @@ BRUTE_FORCE = settings(
 
 
 def _valid_blocks(g: TileGame, ids: list[int]):
-    """Every partition of ``ids`` into melds valid as the engine lays them (arranged)."""
+    """Every partition of ``ids`` into melds valid as the engine lays them (arranged). A
+    meld's pieces share a value (group) or a colour (run) with its first piece, or are jokers
+    (RULES.md "Common ground"), so only those are tried beside it."""
     if not ids:
         yield []
         return
     first, rest = ids[0], ids[1:]
-    for size in range(2, min(len(rest), 12) + 1):
-        for others in combinations(rest, size):
+    head = g.deck[first]
+    near = [
+        i
+        for i in rest
+        if head.is_joker
+        or g.deck[i].is_joker
+        or g.deck[i].rank == head.rank
+        or g.deck[i].suit == head.suit
+    ]
+    for size in range(2, len(near) + 1):
+        for others in combinations(near, size):
             block = [first, *others]
             ordered = arrange(g, block)
             if positional_reading(g.faces(ordered), g.rules.meld_spec) is None:
@@ -94,7 +108,7 @@ def _accepted_tables(state: TileGame, seat: int, mode: str = "count"):
 
 
 def _swaps(g: TileGame, seat: int):
-    """Every ``swap`` the engine accepts at the start of the turn (one or two rack tiles)."""
+    """Every ``swap`` the engine accepts in this state (one or two rack tiles)."""
     rack = sorted({str(f) for f in g.faces(g.turn.rack) if not f.is_joker})
     for number, meld in enumerate(g.turn.table, 1):
         if not any(g.deck[i].is_joker for i in meld.ids):
@@ -117,11 +131,15 @@ def brute_force(g: TileGame, seat: int = 0, mode: str = "count") -> tuple[int, l
     """The most rack pieces (``mode="value"``: face value, a joker its rack penalty) any
     accepted end of the turn takes from the rack (a swap's tiles count, a joker it brings to
     the rack counts back), and the faces that leave the rack in one such play (what ``place``
-    is asked for; empty when every such play keeps a freed joker)."""
+    is asked for; empty when every such play keeps a freed joker). The plays start from
+    the turn's start, after one ``swap`` or after two."""
     start = Counter(g.faces(g.turn.rack))
     worth = _worth(g, list(start.elements()), mode)
     best, pieces = 0, []
-    for _text, state in [("", g), *_swaps(g, seat)]:
+    states = [("", g)]
+    for text, state in _swaps(g, seat):  # one swap, and a second one after it
+        states += [(text, state), *((f"{text}; {t}", s) for t, s in _swaps(state, seat))]
+    for _text, state in states:
         for _chosen, probe in _accepted_tables(state, seat, mode):
             placed = worth - _worth(g, probe.faces(probe.turn.rack), mode)
             gone = start - Counter(probe.faces(probe.turn.rack))
@@ -169,6 +187,45 @@ def positions(draw):
     return name, table, rack, claim
 
 
+@st.composite
+def joker_positions(draw):
+    """Positions for the joker rules the legal search covers beyond the plain ones: a joker
+    run of three to seven pieces (its final meld may grow past six), a second table joker in
+    a group (two tied jokers; a rack joker may be a meld's second joker), rack tiles the table
+    jokers stand for (one swap or two before the play) and tiles around the joker run (the
+    table rearranged around a joker's final meld)."""
+    name = draw(st.sampled_from(["stein", "stein_plus", "rummikub"]))
+    rules = preset(name)
+    spec = rules.meld_spec
+    wrap = spec.run_mode == "wrap"
+    base = draw(st.integers(1, 13 if wrap else 7))
+    values = [(base - 1 + k) % 13 + 1 for k in range(7)]
+    colour = draw(st.integers(0, 1))
+    length = draw(st.integers(3, 7))
+    at = draw(st.integers(0, 7 - length))
+    run = [Tile(colour, v) for v in values[at : at + length]]
+    run[draw(st.integers(0, length - 1))] = JOKER
+    table = [run]
+    if draw(st.booleans()):
+        v = draw(st.sampled_from(values))
+        colours = draw(st.lists(st.integers(0, 3), min_size=3, max_size=3, unique=True))
+        group = [Tile(c, v) for c in colours]
+        if draw(st.booleans()):
+            group[draw(st.integers(0, 2))] = JOKER
+        table.append(group)
+    meant = sorted({f for m in table for f in joker_meanings(m, spec)}, key=str)
+    rack = []
+    for _ in range(draw(st.integers(2, 4))):
+        kind = draw(st.integers(0, 9))
+        if kind == 0:
+            rack.append(JOKER)
+        elif kind <= 3 and meant:
+            rack.append(draw(st.sampled_from(meant)))
+        else:
+            rack.append(Tile(draw(st.integers(0, 2)), draw(st.sampled_from(values))))
+    return name, table, rack, False
+
+
 def _game(name, table, rack, claim) -> TileGame:
     rules = preset(name)
     spec = rules.meld_spec
@@ -208,6 +265,12 @@ def _placed_by(g: TileGame, command: str) -> int:
 @BRUTE_FORCE
 @given(positions())
 def test_hint_and_place_reach_the_best_play_the_engine_accepts(position):
+    _check_hint(position)
+
+
+def _check_hint(position) -> None:
+    """The hint, typed back, is accepted and places the brute force's most; ``place`` of
+    the optimum's pieces is accepted."""
     g = _game(*position)
     best, pieces = brute_force(g)
     (event,) = tile_hint(g, 0)
@@ -234,6 +297,10 @@ def test_swap_then_a_new_meld_with_the_freed_joker():
 def test_the_legal_search_reaches_the_most_value_the_engine_accepts(position):
     """Value mode (a joker counts its rack penalty): legal_play's score is the brute force's
     maximum, and its play, made on a copy, is accepted at the end of the turn."""
+    _check_value(position)
+
+
+def _check_value(position) -> None:
     g = _game(*position)
     best, _pieces = brute_force(g, mode="value")
     play = legal_play(g, 0, mode="value")
@@ -243,3 +310,59 @@ def test_the_legal_search_reaches_the_most_value_the_engine_accepts(position):
     state = g.tried(0, "; ".join(play.before)) if play.before else g
     assert state is not None
     assert accepts(state, 0, play.solution.table, play.solution.placed) is None
+
+
+#: positions the search once missed, one per gap it closed (the brute force's best in brackets)
+GAPS = [
+    # a swap, then the freed joker beside the tile the swap laid [1]
+    ("rummikub", [[JOKER, *(Tile(0, v) for v in range(6, 10))]], [Tile(0, 5), Tile(0, 5)], False),
+    # two tied jokers, the run's joker keeps a piece of its run, the group's a rack tile [2]
+    (
+        "stein",
+        [
+            [Tile(1, 2), JOKER, *(Tile(1, v) for v in range(4, 9))],
+            [Tile(2, 5), JOKER, Tile(0, 5)],
+        ],
+        [Tile(3, 5), Tile(2, 8), Tile(2, 8), Tile(3, 5)],
+        False,
+    ),
+    # the joker changes places with the tile it stands for [2]
+    (
+        "stein",
+        [[JOKER, Tile(1, 11), Tile(1, 12), Tile(1, 13), Tile(1, 1), Tile(1, 2)]],
+        [Tile(0, 1), Tile(2, 1)],
+        False,
+    ),
+    # the table's own pieces rearranged around the freed joker's new meld [1]
+    (
+        "rummikub",
+        [
+            [*(Tile(1, v) for v in range(1, 4)), JOKER, *(Tile(1, v) for v in range(5, 8))],
+            [Tile(0, 2), Tile(2, 2), Tile(1, 2)],
+        ],
+        [Tile(1, 4), Tile(2, 2)],
+        False,
+    ),
+]
+
+
+def _gap_examples(test):
+    for position in reversed(GAPS):
+        test = example(position)(test)
+    return test
+
+
+@BRUTE_FORCE
+@given(joker_positions())
+@_gap_examples
+def test_hint_reaches_the_best_play_around_table_jokers(position):
+    """As above, on :func:`joker_positions` (long joker runs, two jokers, one or two swaps,
+    the table rearranged around a joker's meld)."""
+    _check_hint(position)
+
+
+@BRUTE_FORCE
+@given(joker_positions())
+@_gap_examples
+def test_the_legal_search_reaches_the_most_value_around_table_jokers(position):
+    test_the_legal_search_reaches_the_most_value_the_engine_accepts.hypothesis.inner_test(position)
