@@ -49,7 +49,7 @@ from .card.scoring import card_penalty
 from .card.strong import holds, meld_windows, strong_card_play, wants_top
 from .cardplan import CardPlan, candidate_card_melds, plan_for_turn
 from .errors import RummyError
-from .melds import MeldSpec, readings
+from .melds import MeldSpec, readings, spec_of
 from .pieces import Face, format_faces, parse_faces
 from .scoring import meld_value, opening_value
 from .solver import SolverBudgetExceeded, solve
@@ -198,7 +198,7 @@ def _joker_play(table: list[list[Face]], left: list[Face], spec) -> tuple[list[s
 def _may_place_any(game, seat: int, rack: Sequence[Face]) -> bool:
     """A cheap necessary condition for the solver to place something: some rack tile has two
     partners (rack tiles, table tiles once opened, or jokers) that could make a meld with it."""
-    spec = game.rules.meld_spec
+    spec = spec_of(game.rules)
     pieces = list(rack)
     if game.opened[seat]:
         pieces += [f for m in game.table_faces(working=True) for f in m]
@@ -238,7 +238,7 @@ def _placement_commands(game, seat: int, solution) -> tuple[list[str], list[list
     solver's table)."""
     old = [list(m) for m in game.table_faces(working=True)]
     new = [list(m) for m in solution.table]
-    spec = game.rules.meld_spec
+    spec = spec_of(game.rules)
     place_text = f"place {format_faces(solution.placed)}"
     place = ([place_text], new)
     used: set[int] = set()
@@ -364,7 +364,7 @@ def _greedy_play(game, seat: int, rack: list[Face]):
         out, table, left = _simple_play(game, seat, rack)
     deferred = False
     if game.rules.draw_first and game.opened[seat]:
-        more, rest = _joker_play(table, left, game.rules.meld_spec)
+        more, rest = _joker_play(table, left, spec_of(game.rules))
         if len(rest) <= 1:  # the joker goes out only to end the game
             if more and more[0].startswith("add") and out and out[0].startswith("place"):
                 # the engine's ``place`` may lay the table out differently from our solve:
@@ -383,7 +383,7 @@ def _finish_tile_turn(game, seat: int, level: str, rng: random.Random) -> list[s
     rack = game.faces(game.turn.rack)
     if game.rules.draw_first and game.opened[seat] and level != "easy":
         table = [list(m) for m in game.table_faces(working=True)]
-        more, rest = _joker_play(table, rack, game.rules.meld_spec)
+        more, rest = _joker_play(table, rack, spec_of(game.rules))
         if len(rest) <= 1:
             out, rack = out + more, rest
     if not game.rules.draw_first or not rack:
@@ -396,7 +396,7 @@ def _finish_tile_turn(game, seat: int, level: str, rng: random.Random) -> list[s
 def _claims(game, seat: int) -> list[str]:
     """``claim N`` for every unclaimed group of exactly four on the working table holding a tile
     the seat laid this turn (RULES.md Stein Plus: one CMP per claim standing at the end)."""
-    spec = game.rules.meld_spec
+    spec = spec_of(game.rules)
     played = set(game.turn.played)
     out = []
     for no, meld in enumerate(game.turn.table, 1):
@@ -526,7 +526,7 @@ def _completes(rack: Sequence[Face], tile: Face, wrap: bool) -> bool:
 
 def _fits_table(game, seat: int, tile: Face) -> bool:
     """Can ``tile`` be laid off on a table meld the seat may touch (no rearranging)?"""
-    spec = game.rules.meld_spec
+    spec = spec_of(game.rules)
     for meld in game.turn.table:
         if meld.claim is not None and meld.claim != seat:
             continue
@@ -729,7 +729,7 @@ def _strong_stein_play(game, seat: int, rack: list[Face], rng: random.Random) ->
     fitted into the table leave at most the discard); before the opening lay only the smallest
     meld of the greedy opening; after it lay nothing, keep the rack's melds and discard the
     least useful other piece (:func:`_strong_discard`)."""
-    spec = game.rules.meld_spec
+    spec = spec_of(game.rules)
     if game.opened[seat]:
         out = _stein_going_out(game, seat, rack)
         if out is not None:
@@ -771,7 +771,7 @@ def _stein_going_out(game, seat: int, rack: list[Face]) -> list[str] | None:
     """Stein: commands that leave at most one piece (discarded), laying the rack's own melds
     as new melds and fitting the other pieces into the table (the joker by
     :func:`_joker_play`); None when that does not empty the hand."""
-    spec = game.rules.meld_spec
+    spec = spec_of(game.rules)
     real = [f for f in rack if not f.is_joker]
     jokers = [f for f in rack if f.is_joker]
     melds = _self_sufficient(real, game.rules)
@@ -836,7 +836,7 @@ def _knock_meld(game, seat: int) -> str:
     our players, which do not knock; kept so a resumed human knock can still be finished)."""
     card = game.deck[game.knocks[seat]["open"]]
     hand = game.faces(game.racks[seat])
-    for meld in candidate_card_melds(hand, game.rules.meld_spec):
+    for meld in candidate_card_melds(hand, spec_of(game.rules)):
         if card in meld:
             return f"meld {format_faces(meld)}"
     return "draw"
@@ -847,7 +847,7 @@ def _card_plan(game, seat: int, level: str) -> CardPlan:
     return plan_for_turn(
         game.faces(game.racks[seat]),
         game.table_faces(),
-        game.rules.meld_spec,
+        spec_of(game.rules),
         must_open=game.rules.must_open,
         opened=game.turn["opened_at_start"],
         minimum=game.rules.opening_minimum,
@@ -914,7 +914,7 @@ def _card_play(game, seat: int, level: str, rng: random.Random) -> list[str]:
 def _easy_card_plan(game, seat: int, rng: random.Random) -> CardPlan:
     """Easy: lay one random meld when the rules allow it now, no lay-offs."""
     hand = game.faces(game.racks[seat])
-    melds = candidate_card_melds(hand, game.rules.meld_spec)
+    melds = candidate_card_melds(hand, spec_of(game.rules))
     picked = game.turn["picked"]
     banned = game.deck[picked] if picked is not None else None
     rng.shuffle(melds)
@@ -924,7 +924,7 @@ def _easy_card_plan(game, seat: int, rng: random.Random) -> CardPlan:
             continue
         if left and all(f == banned for f in left) and left.count(banned) == 1:
             continue
-        value = meld_value(meld, game.rules.meld_spec)
+        value = meld_value(meld, spec_of(game.rules))
         needs = game.rules.must_open and not game.turn["opened_at_start"]
         if needs and value < game.rules.opening_minimum and left:
             continue

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import Literal
+from typing import Any, Literal
 
 from .errors import RummyError
 from .pieces import Face, format_faces
@@ -191,6 +191,21 @@ def _run_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
         readings.append((preference, Reading("run", ordered, stands, value)))
     readings.sort(key=lambda pr: pr[0])
     return [r for _, r in readings]
+
+
+def spec_of(rules: Any) -> MeldSpec:
+    """``rules.meld_spec`` (a rule set is a frozen value), made once per rule set object: the
+    property makes a new spec each time, and readings are remembered per spec object."""
+    entry = _SPEC_OF.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_SPEC_OF) >= 64:
+            _SPEC_OF.clear()
+        entry = _SPEC_OF[id(rules)] = (rules, rules.meld_spec)
+    return entry[1]
+
+
+_SPEC_OF: dict[int, tuple[Any, MeldSpec]] = {}
+"""The spec of each rule set object (by id, the rule set kept so that its id stays its own)."""
 
 
 def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:

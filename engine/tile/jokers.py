@@ -11,6 +11,7 @@ from ..melds import (
     meaning_at,
     meaning_words,
     positional_reading,
+    spec_of,
 )
 from ..pieces import format_faces
 from .turn import TurnContext, held_jokers
@@ -61,7 +62,7 @@ def joker_faults(g: TurnContext, *, final: bool = True) -> list[RummyError]:
     freed_rule = final and not g.rules.joker_freed_to_hand
     if not held and not (freed_rule and g.turn.freed):
         return []  # no table joker to keep, none freed: nothing to break
-    spec = g.rules.meld_spec
+    spec = spec_of(g.rules)
     table = g.turn.table
     where = {i: no for no, m in enumerate(table, 1) for i in m.ids}
     faults: list[RummyError] = []

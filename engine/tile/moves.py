@@ -13,6 +13,7 @@ from ..melds import (
     joker_meanings,
     positional_reading,
     readings,
+    spec_of,
 )
 from ..pieces import Face, format_faces
 from .claims import keep_claim
@@ -99,7 +100,7 @@ def pick(g: TurnContext, seat: int, c: Command) -> list[Event]:
 def meld(g: TurnContext, seat: int, c: Command) -> list[Event]:
     laid = []
     for faces in c.melds:
-        analyse(list(faces), g.rules.meld_spec)  # a new meld must be valid at once
+        analyse(list(faces), spec_of(g.rules))  # a new meld must be valid at once
         ids = from_rack(g, faces, prefer=g.turn.freed)
         play_from_rack(g, ids)
         g.turn.table.append(Meld(arrange(g, ids)))
@@ -121,7 +122,7 @@ def insert(g: TurnContext, number: int, meld: Meld, ids: list[int]) -> None:
     splits the run there (RULES.md example: B2-B6 + B4 gives B2 B3 B4 | B4 B5 B6). A split
     that parts the tiles of a Rummikub joker meld is refused after the command
     (:func:`~engine.tile.jokers.joker_faults`, ``joker.locked_meld``), as for every other command."""
-    spec = g.rules.meld_spec
+    spec = spec_of(g.rules)
     faces = g.faces(meld.ids)
     found = readings(faces, spec)
     if len(ids) == 1 and found and found[0].kind == "run":
@@ -211,7 +212,7 @@ def swap(g: TurnContext, seat: int, c: Command) -> list[Event]:
     in Stein only by the missing fourth tile)."""
     number = c.meld or 0
     meld = touch(g, seat, number)
-    spec = g.rules.meld_spec
+    spec = spec_of(g.rules)
     faces = g.faces(meld.ids)
     places = [k for k, f in enumerate(faces) if f.is_joker]
     if not places:
@@ -286,8 +287,8 @@ def take(g: TurnContext, seat: int, c: Command) -> list[Event]:
     joker = jokers[0]
     new_ids = [joker if i == target else i for i in meld.ids]  # the joker takes its place
     new_faces = g.faces(new_ids)
-    if positional_reading(new_faces, g.rules.meld_spec) is None:
-        raise explain_invalid(new_faces, g.rules.meld_spec, number)
+    if positional_reading(new_faces, spec_of(g.rules)) is None:
+        raise explain_invalid(new_faces, spec_of(g.rules), number)
     meld.ids = new_ids
     g.turn.rack.remove(joker)
     g.turn.played.append(joker)

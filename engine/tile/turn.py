@@ -18,6 +18,7 @@ from ..melds import (
     meaning_at,
     positional_reading,
     readings,
+    spec_of,
 )
 from ..pieces import Deck, Face, format_faces
 from ..rules import RuleSet
@@ -280,7 +281,7 @@ def start_jokers(g: TurnContext) -> dict[int, tuple[int, Meaning | None]]:
         faces = g.faces(meld.ids)
         if not any(f.is_joker for f in faces):
             continue
-        reading = positional_reading(faces, g.rules.meld_spec)
+        reading = positional_reading(faces, spec_of(g.rules))
         for k, i in enumerate(meld.ids):
             if faces[k].is_joker:
                 found[i] = (index, meaning_at(reading, k) if reading else None)
@@ -313,7 +314,7 @@ def arrange(
     if held is None:
         held = held_jokers(g)
     mine = {i: m for i, (_, m) in held.items() if i in ids}
-    spec = g.rules.meld_spec
+    spec = spec_of(g.rules)
     key = (spec, tuple(ids), tuple(sorted(mine.items(), key=lambda im: im[0])))
     memo = _arranged(g.deck)
     found = memo.get(key)
@@ -399,7 +400,7 @@ def opening_value(g: TurnContext) -> int:
     """Value of the melds laid from the rack alone this turn (RULES.md opening)."""
     played = set(g.turn.played)
     laid = [g.faces(m.ids) for m in g.turn.table if m.ids and all(i in played for i in m.ids)]
-    return scoring.opening_value(laid, g.rules.meld_spec)
+    return scoring.opening_value(laid, spec_of(g.rules))
 
 
 def event(
