@@ -786,9 +786,9 @@ def _broken(combo, table, fixed, spec) -> int:
 
 def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend):
     """Choices of one fate per tied joker whose pieces exist together (at most
-    :data:`FATE_COMBOS`; a cut marks ``spend`` not exact), those that break no table meld
-    first, then the free answer's own melds, then most rack pieces that the free answer
-    places (``placed``), then fewest moved jokers. A fate's pieces not named by it come from
+    :data:`FATE_COMBOS`; a cut marks ``spend`` not exact), those taking most rack pieces
+    that the free answer places (``placed``) first, then those breaking fewest table melds,
+    then those within the free answer's melds, then fewest moved jokers. A fate's pieces not named by it come from
     the table where they can (a table piece must be used anyway; the rack copy stays free),
     else from the rack."""
     pool = Counter(f for k, m in enumerate(table) if k not in fixed for f in m)
