@@ -365,13 +365,16 @@ class _State:
                 self.best = Solution(0, 0, [], g.table_faces(working=True), 0)
             return
         self.free, self.bound = free, _score(g.rules, free.placed, mode)
-        if accepts(g, seat, free.table, free.placed, self.whole_turn) is None:
+        homes, locked = _homes(g) if self.whole_turn else [], _locked(g)
+        if (
+            _plausible(homes, free.table, locked)
+            and accepts(g, seat, free.table, free.placed, self.whole_turn) is None
+        ):
             self.best, self.best_score = free, self.bound
             return
         self.refused = True
-        homes = _homes(g)
-        tables = _exchanges(free.table, g.rules.meld_spec) if homes else []
-        plausible = [t for t in tables if _plausible(homes, t)][:EXCHANGE_CHECKS]
+        tables = _exchanges(free.table, g.rules.meld_spec) if _homes(g) else []
+        plausible = [t for t in tables if _plausible(homes, t, locked)][:EXCHANGE_CHECKS]
         for table in plausible:
             if accepts(g, seat, table, free.placed, self.whole_turn) is None:
                 self.best, self.best_score = replace(free, table=table), self.bound
@@ -428,10 +431,26 @@ def _homes(g: TurnContext) -> list[set[Face]]:
     ]
 
 
-def _plausible(homes: list[set[Face]], table: Sequence[Sequence[Face]]) -> bool:
+def _locked(g: TurnContext) -> list[Counter]:
+    """Rummikub ``joker_meld_no_split``: per start meld holding a held joker, the faces of its
+    pieces that must stay together (all but the jokers freed from it)."""
+    if not g.rules.joker_meld_no_split:
+        return []
+    indices = sorted({index for index, _meaning in held_jokers(g).values()})
+    return [
+        Counter(g.deck[i] for i in g.table[index].ids if i not in g.turn.freed) for index in indices
+    ]
+
+
+def _plausible(
+    homes: list[set[Face]], table: Sequence[Sequence[Face]], locked: Sequence[Counter] = ()
+) -> bool:
     """Could the jokers of ``table`` be told apart so that each held one lies beside a face of
-    its start meld (the first joker rule :func:`accepts` checks, on faces alone)? A table that
-    cannot is refused without asking the engine."""
+    its start meld, and does a meld hold each locked meld's faces (joker rules :func:`accepts`
+    checks, on faces alone)? A table that cannot is refused without asking the engine."""
+    melds = [Counter(m) for m in table]
+    if any(all(need - m for m in melds) for need in locked):
+        return False
     slots = [set(m) for m in table for f in m if f.is_joker]
     if len(homes) > len(slots):
         return False
@@ -617,7 +636,12 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
     rack = Counter(g.faces(g.turn.rack))
     hinted = [Counter(m) for m in free.table if any(f.is_joker for f in m)]
 
+    hinted_sets = [set(m) for m in hinted]
+
     def mark(fate: _Fate) -> _Fate:
+        faces = set(fate.meld)
+        if not any(faces <= m for m in hinted_sets):
+            return fate
         meld = Counter(fate.meld)
         return replace(fate, hinted=any(not meld - m for m in hinted))
 
@@ -700,10 +724,17 @@ def _melds_with_joker(
     extra = min(1, spare)
     for piece in sorted(need & set(have), key=str):
         colour, base = piece.suit, piece.rank
-        count = {o: have[Tile(colour, (base - 1 + o) % 13 + 1)] for o in range(-26, 27)}
-        for at in range(-(longest - 1), longest):  # the joker's place, from the piece
-            if at == 0:
-                continue
+        face_at = {o: Tile(colour, (base - 1 + o) % 13 + 1) for o in range(-26, 27)}
+        count = {o: have[face] for o, face in face_at.items()}
+        places = []  # the joker's places, from the piece, while the pieces between exist
+        for step in (1, -1):
+            gaps = 0
+            for at in range(step, step * longest, step):
+                gaps += at != step and not count[at - step]
+                if gaps > extra:
+                    break
+                places.append(at)
+        for at in places:
             low, high = min(0, at), max(0, at)
             spans = [(low, high)] if high - low >= 2 else [(low - 1, high), (low, high + 1)]
             for (first, last), left, right in itertools.product(
@@ -722,11 +753,10 @@ def _melds_with_joker(
                     short = [o for o in offsets if uses[(o - start) % 13] > count[o]]
                 if len(short) > (extra if not left and not right else 0):
                     continue  # a rack joker stands in only inside the core
-                if strict is not None and strict != ("run", Tile(colour, (base - 1 + at) % 13 + 1)):
+                if strict is not None and strict != ("run", face_at[at]):
                     continue
                 meld = [
-                    joker if o == at or o in short else Tile(colour, (base - 1 + o) % 13 + 1)
-                    for o in range(start, end + 1)
+                    joker if o == at or o in short else face_at[o] for o in range(start, end + 1)
                 ]
                 if short:
                     lay(meld, "run")  # two jokers: read as the engine reads them
@@ -772,16 +802,28 @@ def _laid(combo, table, fixed):
     return melds, new, taken_rack, keep
 
 
-def _broken(combo, table, fixed, spec) -> int:
+def _broken(combo, table, fixed, spec, holding=None) -> int:
     """How many table melds the moved fates leave as pieces that are no meld as they lie (the
-    rest of the turn must mend each of them: such combinations are tried last)."""
-    laid = _laid(combo, table, fixed)
-    if laid is None:
-        return len(table) + 1
-    melds = laid[0]
-    return sum(
-        1 for k, m in enumerate(melds) if m and m != list(table[k]) and not readings(m, spec)
-    )
+    rest of the turn must mend each of them: such combinations are tried later). The pieces
+    are taken as :func:`_laid` takes them."""
+    keep = {f.keep for f in combo if f.keep >= 0}
+    changed: dict[int, list[Face]] = {}
+    for fate in combo:
+        if fate.keep >= 0:
+            continue
+        for face in fate.table:
+            for k in holding[face] if holding is not None else range(len(table)):
+                if k in fixed or k in keep:
+                    continue
+                now = changed.get(k, table[k])
+                if face in now:
+                    now = list(now)
+                    now.remove(face)
+                    changed[k] = now
+                    break
+            else:
+                return len(table) + 1
+    return sum(1 for m in changed.values() if m and not readings(m, spec))
 
 
 def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend):
@@ -794,20 +836,31 @@ def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend):
     pool = Counter(f for k, m in enumerate(table) if k not in fixed for f in m)
     rack = Counter(hand)
     wanted = Counter(placed)
+    holding: dict[Face, list[int]] = {}  # the melds holding each face, in table order
+    for k, meld in enumerate(table):
+        for face in dict.fromkeys(meld):
+            holding.setdefault(face, []).append(k)
     chosen: list[tuple[int, int, int, int, list[_Fate]]] = []
     if any(len(options) > FATE_OPTIONS for options in fates):
         spend.exact = False  # fates left out
     fates = [options[:FATE_OPTIONS] for options in _fates_sorted(fates)]
 
     def source(fate: _Fate, used_table: Counter, used_rack: Counter) -> _Fate | None:
+        named = Counter(fate.table)
+        named.update(fate.rack)
         t, r = Counter(fate.table), Counter(fate.rack)
-        rest = Counter(f for f in fate.meld if not f.is_joker) - (t + r)
-        for face, n in rest.items():
-            spare = pool[face] - used_table[face] - t[face]
-            on_table = max(0, min(n, spare))
-            t[face] += on_table
-            r[face] += n - on_table
-        if (used_table + t) - pool or (used_rack + r) - rack:
+        for face in fate.meld:
+            if face.is_joker:
+                continue
+            if named[face] > 0:
+                named[face] -= 1
+            elif pool[face] - used_table[face] - t[face] > 0:
+                t[face] += 1
+            else:
+                r[face] += 1
+        if any(used_table[f] + n > pool[f] for f, n in t.items()):
+            return None
+        if any(used_rack[f] + n > rack[f] for f, n in r.items()):
             return None
         return _Fate(fate.meld, tuple(t.elements()), tuple(r.elements()), hinted=fate.hinted)
 
@@ -820,7 +873,7 @@ def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend):
             if moved:
                 unhinted = sum(1 for f in picked if f.keep < 0 and not f.hinted)
                 overlap = (sum((Counter(f.rack) for f in picked), Counter()) & wanted).total()
-                broken = _broken(picked, table, fixed, spec)
+                broken = _broken(picked, table, fixed, spec, holding)
                 chosen.append((-overlap, broken, unhinted, moved, list(picked)))
             return
         for fate in fates[i]:
