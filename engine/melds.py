@@ -165,10 +165,16 @@ def _run_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     suit = real[0].suit
     face_type = type(real[0])
     real_ranks = Counter(f.rank for f in real)
+    linear = spec.run_mode == "linear"
+    if linear and len(real_ranks) < len(real):
+        return []  # a value twice: a run of 1..13 holds every value once
     readings: list[tuple[int, Reading]] = []
     for start in _run_starts(spec.run_mode, len(faces)):
         needed = [rank_at(spec.run_mode, start + i) for i in range(len(faces))]
-        if not _run_fits(needed, real_ranks):
+        if linear:  # values at most once each: the real values must be among the needed
+            if not real_ranks.keys() <= set(needed):
+                continue
+        elif not _run_fits(needed, real_ranks):
             continue
         stands = tuple(face_type(suit, r) for r in needed)
         # Keep the given order when it already reads as this run.
