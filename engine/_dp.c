@@ -38,6 +38,9 @@
  * prunes its layers with the memo's bounds. Either way the answer is the same optimum; the
  * states reported include those of the search.
  *
+ * Stein's search proper, under a budget, also runs a relaxation once it has a play (see relax):
+ * one search over every guess at once whose bounds prune all guesses.
+ *
  * Both also look ahead (see Ahead): an option is dropped when the runs that must go on (short
  * ones need the next one or two values) and the groups of the current value that must fill up
  * need more jokers than are left. Such a state has no valid end, so nothing else changes.
@@ -1192,6 +1195,7 @@ typedef struct {
 } OtherSlot;
 
 static int others_on = 1; /* engine._dp.other_guesses(flag): the tests compare without */
+static int relax_on = 1;  /* engine._dp.relaxed(flag): the same for the relaxation (see relax) */
 static OtherSlot *others = NULL;
 static size_t others_cap = 0, others_n = 0;
 static const u128 GUESS_BITS = (((u128)1 << 54) - 1) << SH_GUESS;
@@ -1517,6 +1521,9 @@ struct Dfs {
     long long best, stop_at, nodes, budget, limit;
     int limited;
     int cross; /* prune by the bounds of other guesses (see OtherSlot) */
+    int relaxed; /* the relaxed search of relax (no guess index in its states, see there) */
+    int relax_done; /* the relaxed search has run for this search proper */
+    long long extra; /* states of the relaxed search: counted against the budget, not the limit */
     int aborted, done, oom;
     int32_t path[65], best_path[65];
     uint64_t gi, best_gi;
@@ -1529,6 +1536,13 @@ static Dfs *dfs_new(const Problem *p) {
 }
 static void dfs_solve(Dfs *x, int first, long long limit, int fresh);
 static PyObject *dfs_answer(Dfs *x, long long spent);
+
+#ifndef RELAX_AFTER
+#define RELAX_AFTER 1000 /* states of the search proper before the relaxed search runs */
+#endif
+#ifndef RELAX_LIMIT
+#define RELAX_LIMIT 20000 /* states the relaxed search may cost at least */
+#endif
 
 #ifndef RUN_DFS_LIMIT
 #define RUN_DFS_LIMIT 20000
@@ -1580,11 +1594,11 @@ static PyObject *dp_run(PyObject *self, PyObject *args) {
         if (!x) goto nomem;
         dfs_solve(x, 0, RUN_DFS_LIMIT, 0);
         if (x->oom || !x->limited) {
-            result = dfs_answer(x, x->nodes);
+            result = dfs_answer(x, x->nodes + x->extra);
             free(x);
             goto cleanup;
         }
-        spent += x->nodes;
+        spent += x->nodes + x->extra;
         free(x);
         use_memo = memo_problem == pr.fp;
     }
@@ -1804,13 +1818,60 @@ static void memo_put(Dfs *x, u128 key, uint64_t hm, uint64_t ht, int t, int left
     }
 }
 
+/* The relaxed search (Stein, see relax): the runs open at the end of colour c need only cover
+ * the crossing runs of that colour in some guess, not in the guess the pass started from.
+ * relaxed_ends[c][code]: 0 not known yet, 1 no, 2 yes. */
+static uint8_t relaxed_ends[4][4096];
+
+static int relaxed_end(const Dfs *x, int c, unsigned code) {
+    uint8_t *known = &relaxed_ends[c][code & 4095];
+    if (!*known) {
+        *known = 1;
+        for (Py_ssize_t gi = 0; gi < x->p.n_guesses; gi++)
+            if (code_dominates(code, x->p.guesses[gi * 4 + c])) {
+                *known = 2;
+                break;
+            }
+    }
+    return *known == 2;
+}
+
+/* The memo the relaxed search left (its bounds bound every guess, see relax): kept while the
+ * search proper that made it runs. */
+static MemoSlot *rmemo = NULL;
+static int32_t *rmemo_ub = NULL;
+static size_t rmemo_cap = 0;
+static uint32_t rmemo_epoch = 0;
+
+static void rmemo_free(void) {
+    free(rmemo);
+    free(rmemo_ub);
+    rmemo = NULL;
+    rmemo_ub = NULL;
+    rmemo_cap = 0;
+}
+
+/* the relaxed bound of memo key ``key`` (with the guess bits cleared) for ``left`` jokers left
+ * (MEMO_NONE: none) */
+static inline long long rmemo_bound(u128 key, int left) {
+    uint64_t lo = (uint64_t)key, hi = (uint64_t)(key >> 64);
+    size_t h = (size_t)mhash(key) & (rmemo_cap - 1);
+    while (rmemo[h].epoch == rmemo_epoch) {
+        if (rmemo[h].lo == lo && rmemo[h].hi == hi) return row_bound(rmemo_ub + h * memo_stride, left);
+        h = (h + 1) & (rmemo_cap - 1);
+    }
+    return MEMO_NONE;
+}
+
 static int final_ok(const Dfs *x, u128 key) {
     int used = (int)((key >> SH_U) & 15);
     if (used < x->p.jokers_need && !x->p.canon) return 0;
     if (x->p.open_min && (int)((key >> SH_OV) & 127) < x->p.open_min) return 0;
     for (int c = 0; c < 4; c++) {
         unsigned code = (unsigned)((key >> (BITS * c)) & CODE_MASK);
-        if (x->p.wrap) {
+        if (x->relaxed) {
+            if (!relaxed_end(x, c, code)) return 0;
+        } else if (x->p.wrap) {
             unsigned gc = x->p.guesses[x->gi * 4 + c];
             if (!code_dominates(code, gc)) return 0; /* the runs open at the end carry on
                                                          into the guessed crossing runs */
@@ -1851,6 +1912,10 @@ static long long dfs(Dfs *x, int t, u128 key, long long s, int look) {
     uint64_t hm = mhash(mkey), ht = 0;
     if (memo_get(mkey, hm, left, &known)) {
         if (s + known <= x->best) return known;
+    }
+    if (x->relax_done == 2) { /* the relaxed bounds hold for every guess */
+        long long r = rmemo_bound(mkey & ~GUESS_BITS, left);
+        if (r != MEMO_NONE && s + r <= x->best) return r;
     }
     if (x->cross && t && t % 5 == 0) { /* at the start of a value only: cheap enough */
         const OtherSlot *o = other_slot(mkey & ~GUESS_BITS, 0);
@@ -1904,7 +1969,7 @@ static long long dfs(Dfs *x, int t, u128 key, long long s, int look) {
                     }
         }
     }
-    if (++x->nodes > x->budget && x->budget >= 0) {
+    if (++x->nodes + x->extra > x->budget && x->budget >= 0) {
         x->aborted = 1;
         return NEG;
     }
@@ -1985,6 +2050,103 @@ static long long dfs(Dfs *x, int t, u128 key, long long s, int look) {
     return ub;
 }
 
+/* The tables of the memo, twins and other guesses, set aside while the relaxed search uses its
+ * own (see relax). */
+typedef struct {
+    MemoSlot *memo;
+    int32_t *memo_ub;
+    size_t memo_cap, memo_n, memo_ub_len;
+    uint32_t memo_epoch;
+    int memo_stride, memo_shift;
+    long long memo_jw;
+    uint64_t memo_problem;
+    TwinSlot *twins;
+    size_t twins_cap, twins_n;
+    OtherSlot *others;
+    size_t others_cap, others_n;
+} Tables;
+
+static void tables_set_aside(Tables *t) {
+    *t = (Tables){memo,         memo_ub,   memo_cap,  memo_n, memo_ub_len, memo_epoch,
+                  memo_stride,  memo_shift, memo_jw,  memo_problem, twins, twins_cap,
+                  twins_n,      others,    others_cap, others_n};
+    memo = NULL;
+    memo_ub = NULL;
+    memo_cap = memo_n = memo_ub_len = 0;
+    twins = NULL;
+    twins_cap = twins_n = 0;
+    others = NULL;
+    others_cap = others_n = 0;
+}
+
+/* back to the tables set aside; the relaxed search's memo becomes rmemo */
+static void tables_restore(const Tables *t) {
+    rmemo_free();
+    rmemo = memo;
+    rmemo_ub = memo_ub;
+    rmemo_cap = memo_cap;
+    rmemo_epoch = memo_epoch;
+    free(twins);
+    free(others);
+    memo = t->memo;
+    memo_ub = t->memo_ub;
+    memo_cap = t->memo_cap;
+    memo_n = t->memo_n;
+    memo_ub_len = t->memo_ub_len;
+    memo_epoch = t->memo_epoch;
+    memo_stride = t->memo_stride;
+    memo_shift = t->memo_shift;
+    memo_jw = t->memo_jw;
+    memo_problem = t->memo_problem;
+    twins = t->twins;
+    twins_cap = t->twins_cap;
+    twins_n = t->twins_n;
+    others = t->others;
+    others_cap = t->others_cap;
+    others_n = t->others_n;
+}
+
+static void dfs_solve(Dfs *x, int first, long long limit, int fresh);
+
+/* Stein, the search proper, once it has a play and has spent RELAX_AFTER states: a relaxation
+ * of the problem, one search from the crossing runs of every guess at once whose runs open at
+ * the end of each colour need only cover that colour's crossing runs in some guess
+ * (relaxed_end). Every play of the real problem (a guess, and an end covering it) is one of
+ * the relaxation, so the bounds it finds bound every guess: without a relaxed play better than
+ * the best one (0) the search stops, otherwise (1) its memo (rmemo, one for all guesses, which
+ * keeps it cheap) prunes the search proper from then on, as its own memo does: exact pruning,
+ * the same first best play. Its states count against the budget, not the limit (the search
+ * proper spends no more states than before within its limit). The memo of the search proper
+ * is set aside meanwhile (its epoch too: the relaxed one is newer, and gone with it). */
+static int relax(Dfs *x) {
+    x->relax_done = 1;
+    Dfs *y = calloc(1, sizeof(Dfs));
+    if (!y) return 1;
+    y->p = x->p;
+    y->relaxed = 1;
+    /* the best relaxed play, if better than the best one (internal scores: jokers laid count),
+     * searched through (a memo of bounds for every state that might beat the best play) */
+    y->p.target = x->best + 1 - (long long)x->p.jokers_need * x->p.jw;
+    y->p.budget = x->p.budget < 0 ? -1 : x->p.budget - x->nodes - x->extra;
+    memset(relaxed_ends, 0, sizeof(relaxed_ends));
+    Tables aside;
+    tables_set_aside(&aside);
+    dfs_solve(y, 0, x->nodes > RELAX_LIMIT ? x->nodes : RELAX_LIMIT, 1);
+    tables_restore(&aside);
+    x->extra += y->nodes;
+    int verdict = 1;
+    if (y->oom) {
+        x->oom = 1;
+    } else if (y->aborted && !y->limited) {
+        x->aborted = 1; /* the budget ran out */
+    } else {
+        if (!y->aborted && y->best <= x->best) verdict = 0;
+        if (rmemo_cap) x->relax_done = 2;
+    }
+    free(y);
+    return verdict;
+}
+
 /* the search proper, into *x (its problem parsed): the best play of at least ``target`` (first:
  * the first one reaching it) within ``limit`` states; ``fresh``: start a new memo, else go on
  * with the one the last search of this problem left */
@@ -1994,7 +2156,7 @@ static void dfs_solve(Dfs *x, int first, long long limit, int fresh) {
         x->oom = 1;
         return;
     }
-    x->cross = others_on && !first && x->p.wrap && x->p.n_guesses > 1;
+    x->cross = others_on && !first && !x->relaxed && x->p.wrap && x->p.n_guesses > 1;
     memo_shift = x->p.canon ? 1 : x->p.jokers_need ? 0 : 2;
     memo_jw = x->p.jw;
     x->first_value = values[0];
@@ -2009,12 +2171,21 @@ static void dfs_solve(Dfs *x, int first, long long limit, int fresh) {
     long long target = x->p.target + (long long)x->p.jokers_need * x->p.jw;
     x->best = target - 1;
     x->stop_at = first ? target : x->rest[0] + (long long)x->p.jokers * x->p.jw;
+    /* only under a budget that ends the search before its limit would: then the search proper
+     * either finishes (with the same first best play) or runs out of budget, and never hands
+     * over to the layered pass, whose play may differ among the best ones */
+    int relaxable = relax_on && !first && !x->relaxed && x->p.wrap && x->p.n_guesses > 1 &&
+                    x->p.budget >= 0 && (limit < 0 || x->p.budget <= limit);
     for (Py_ssize_t gi = 0; gi < x->p.n_guesses && !x->done && !x->aborted && !x->oom; gi++) {
-        u128 key = (u128)gi << SH_GUESS;
+        u128 key = x->relaxed ? 0 : (u128)gi << SH_GUESS;
         for (int c = 0; c < 4; c++) key |= (u128)x->p.guesses[gi * 4 + c] << (BITS * c);
         x->gi = (uint64_t)gi;
         dfs(x, 0, key, 0, 0); /* look_others before the first value: 0 */
+        if (relaxable && !x->relax_done && gi + 1 < x->p.n_guesses && x->best >= target &&
+            x->nodes >= RELAX_AFTER && !x->done && !x->aborted && !x->oom && !relax(x))
+            x->done = 1; /* no guess left has a play better than the best one */
     }
+    if (x->relax_done == 2) rmemo_free();
     memo_problem = x->oom ? 0 : x->p.fp;
 }
 
@@ -2109,7 +2280,7 @@ static PyObject *dp_search(PyObject *self, PyObject *args) {
         trial_search(x, limit);
     else
         dfs_solve(x, 0, limit, 1);
-    PyObject *result = dfs_answer(x, x->nodes);
+    PyObject *result = dfs_answer(x, x->nodes + x->extra);
     free(x);
     return result;
 }
@@ -2272,6 +2443,14 @@ static PyObject *dp_other_guesses(PyObject *self, PyObject *args) {
     return PyBool_FromLong(before);
 }
 
+static PyObject *dp_relaxed(PyObject *self, PyObject *args) {
+    int on;
+    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    int before = relax_on;
+    relax_on = on;
+    return PyBool_FromLong(before);
+}
+
 static PyObject *dp_cache_size(PyObject *self, PyObject *unused) {
     return Py_BuildValue("(nn)", (Py_ssize_t)cache_n, (Py_ssize_t)arena_n);
 }
@@ -2280,6 +2459,8 @@ static PyMethodDef methods[] = {
     {"run", dp_run, METH_VARARGS, "Run the solver's dynamic programme (see engine/solver.py)."},
     {"search", dp_search, METH_VARARGS, "The same optimum, depth first with branch and bound."},
     {"trials", dp_trials, METH_VARARGS, "The tie-break trials, until one has a play."},
+    {"relaxed", dp_relaxed, METH_VARARGS,
+     "Whether the Stein search proper is pruned by a relaxation (returns the old setting)."},
     {"cache_size", dp_cache_size, METH_NOARGS, "(cached cells, cached options)"},
     {"wrap_guesses", dp_wrap_guesses, METH_VARARGS, "Stein: the cut and the crossing runs."},
     {"other_guesses", dp_other_guesses, METH_VARARGS,

@@ -91,7 +91,11 @@ every guess is searched on its own, so nothing else changes. A tie-break trial, 
 may come from its state limit, answers as the search over every guess does. The search
 proper (not a trial) also bounds a state by the memo of the same state under a guess that its
 own guess covers (every valid end for the one is one for the other): exact pruning, the same
-first best play.
+first best play. Under a budget (as ``hint``, ``place`` and the computer players solve) it
+also searches, once it has a play, a relaxation of all guesses at once (the runs open at the
+end of a colour need only cover that colour's crossing runs in some guess): its bounds hold
+for every guess, so they prune the rest of the search (and end it when the relaxation has no
+better play); exact pruning again, and its states count against the budget.
 Runs longer than ``max_run`` never block a solution: they are split in two.
 """
 

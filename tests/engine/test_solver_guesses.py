@@ -145,3 +145,33 @@ def test_bounds_of_other_guesses_change_no_play(monkeypatch, seed, plus, mode):
         finally:
             _dp.other_guesses(before)
         assert ours[0] == plain[0] and ours[2:] == plain[2:]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 10**9),
+    plus=st.booleans(),
+    mode=st.sampled_from(["count", "value"]),
+    budget=st.sampled_from([2_000, 400_000]),
+)
+def test_the_relaxation_changes_no_play(monkeypatch, seed, plus, mode, budget):
+    """The search proper under a budget, pruned by the relaxation over every guess at once
+    (``relax`` in engine/_dp.c), finds the same first best play as without; the relaxation's
+    own states count against the budget, so it may run out of it where the search without it
+    does not, but only after the 1,000 states (RELAX_AFTER) before which it never runs."""
+    rules = STEIN_PLUS if plus else STEIN
+    rng = random.Random(seed)
+    table, hand = random_position(rng, rules, rng.randint(3, 8), rng.randint(8, 16))
+    for args, target in _captured(monkeypatch, table, hand, rules, mode):
+        ours = _dp.search(*args, target, budget, False, 500_000)
+        before = _dp.relaxed(False)
+        try:
+            plain = _dp.search(*args, target, budget, False, 500_000)
+        finally:
+            _dp.relaxed(before)
+        if ours[0] != 2 and plain[0] != 2:
+            assert ours[0] == plain[0] and ours[2:] == plain[2:]
+        elif ours[0] == 2 and plain[0] != 2:
+            assert plain[1] >= 1000
