@@ -462,7 +462,9 @@ def _plausible(
 
 def _exchanges(table: list[list[Face]], spec, depth: int = 2) -> list[list[list[Face]]]:
     """The table with a joker and a real piece it stands for changing places (the joker
-    where the piece lay, the piece where the joker lay; both melds valid as they lie), or
+    where the piece lay, the piece where the joker lay; both melds valid as they lie; a joker
+    beside pieces of one value may stand for a missing colour even where its meld reads as a
+    run), or
     with a joker at the end of a meld moved to an end of another, and with two such changes: the same pieces on the table, so a table the free answer lays
     with a misplaced joker may become one the engine accepts (a joker moved back beside the
     tiles of its start meld) without a solve. At most :data:`EXCHANGES`."""
@@ -479,12 +481,12 @@ def _exchanges(table: list[list[Face]], spec, depth: int = 2) -> list[list[list[
             for k, face in enumerate(meld):
                 if not face.is_joker:
                     continue
-                if found.kind == "group":
-                    present = {f.suit for f in meld if not f.is_joker}
-                    value = found.stands_for[k].rank
-                    meant = [Tile(c, value) for c in range(4) if c not in present]
-                else:
-                    meant = [found.stands_for[k]]
+                meant = [] if found.kind == "group" else [found.stands_for[k]]
+                reals = [f for f in meld if not f.is_joker]
+                if len({f.rank for f in reals}) == 1 and len(meld) <= 4:
+                    # read as a group too (``R5 J J``: a joker may stand for Y5)
+                    present = {f.suit for f in reals}
+                    meant += [Tile(c, reals[0].rank) for c in range(4) if c not in present]
                 for b, other in enumerate(melds):
                     if b == a:
                         continue
@@ -550,9 +552,9 @@ def _pre_moves(g: TurnContext, seat: int, must: list[Face] | None):
     """(commands, state after them, the pieces to place then) for each move the engine accepts
     before the play - a ``swap``, and in Rummikub a rack joker completing a locked joker group -
     and for each second such move after it (two swaps: RULES.md lets a player free every
-    joker whose tiles they hold; a third needs a third table joker, beyond the positions the
-    help budget covers - see the module docstring). With ``must``: only moves made of named
-    pieces, and a freed joker is then placed too (Stein: also kept in the hand)."""
+    joker whose tiles they hold; a third is not generated, and :func:`legal_play` then says
+    its answer is not exact). With ``must``: only moves made of named pieces, and a freed
+    joker is then placed too (Stein: also kept in the hand)."""
     seen: set[tuple] = set()
     for text, state, state_must in _one_moves(g, seat, must):
         key = (

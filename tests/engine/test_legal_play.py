@@ -333,6 +333,13 @@ GAPS = [
         [Tile(0, 1), Tile(2, 1)],
         False,
     ),
+    # two jokers beside a tile read as a group: one changes places with the run's B4 [2]
+    (
+        "stein",
+        [[JOKER, *(Tile(0, v) for v in range(1, 6))], [Tile(1, 4), Tile(2, 4), Tile(3, 4)]],
+        [Tile(2, 4), JOKER],
+        False,
+    ),
     # the table's own pieces rearranged around the freed joker's new meld [1]
     (
         "rummikub",
