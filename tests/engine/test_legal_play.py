@@ -312,7 +312,8 @@ def _check_value(position) -> None:
     assert accepts(state, 0, play.solution.table, play.solution.placed) is None
 
 
-#: positions the search once missed, one per gap it closed (the brute force's best in brackets)
+#: positions the search once missed, one per gap it closed, and one only the exchange of a joker
+#: finds within the budget (the brute force's best in brackets)
 GAPS = [
     # a swap, then the freed joker beside the tile the swap laid [1]
     ("rummikub", [[JOKER, *(Tile(0, v) for v in range(6, 10))]], [Tile(0, 5), Tile(0, 5)], False),
@@ -333,7 +334,8 @@ GAPS = [
         [Tile(0, 1), Tile(2, 1)],
         False,
     ),
-    # two jokers beside a tile read as a group: one changes places with the run's B4 [2]
+    # two jokers beside a tile read as a group: one changes places with the run's B4 (found
+    # only by the exchange) [2]
     (
         "stein",
         [[JOKER, *(Tile(0, v) for v in range(1, 6))], [Tile(1, 4), Tile(2, 4), Tile(3, 4)]],
