@@ -1159,17 +1159,21 @@ def _hints(infos: Iterable[_MeldInfo]) -> bytes:
     return bytes(hints)
 
 
+_HINT_KIND = {1: 0, 4: 1, 16: 2}
+
+
 class _Hints:
     """:func:`_hints` of some melds, and of them less one (each kind is a count capped at 3:
     only the cells of the one left out change)."""
 
     def __init__(self, infos: Iterable[_MeldInfo]) -> None:
+        infos = list(infos)
         counts = [0] * 256  # cell * 4 + kind (1, 4, 16 -> 0, 1, 2)
         for info in infos:
             for cell, unit in info.hint:
-                counts[cell * 4 + (unit.bit_length() - 1) // 2] += 1
+                counts[cell * 4 + _HINT_KIND[unit]] += 1
         self.counts = counts
-        self.all = bytes(self._cell(cell) for cell in range(60))
+        self.all = _hints(infos)
 
     def _cell(self, cell: int) -> int:
         counts = self.counts
@@ -1182,12 +1186,12 @@ class _Hints:
             return self.all
         counts = self.counts
         for cell, unit in info.hint:
-            counts[cell * 4 + (unit.bit_length() - 1) // 2] -= 1
+            counts[cell * 4 + _HINT_KIND[unit]] -= 1
         out = bytearray(self.all)
         for cell, _unit in info.hint:
             out[cell] = self._cell(cell)
         for cell, unit in info.hint:
-            counts[cell * 4 + (unit.bit_length() - 1) // 2] += 1
+            counts[cell * 4 + _HINT_KIND[unit]] += 1
         return bytes(out)
 
 
@@ -1211,13 +1215,19 @@ class _Context:
     known: dict[tuple[int, ...], _MeldInfo]  # _known_melds(spec)
     pieces: set[tuple[int, ...]] = field(default_factory=set)  # each table meld's sorted codes
     jokers_stay: bool = False  # table jokers stay in their melds (see solve)
+    keys: dict[tuple[int, ...], tuple | None] = field(default_factory=dict)  # key() so far
 
     def key(self, meld: tuple[int, ...]) -> tuple | None:
         """What "the same meld" means (:attr:`_MeldInfo.key`), or None when no table meld has
         these pieces (most new melds: their facts are then never worked out)."""
-        if tuple(sorted(meld)) not in self.pieces:
-            return None
-        return _meld_info(meld, self.spec, self.known).key
+        keys = self.keys
+        if meld in keys:
+            return keys[meld]
+        key = None
+        if tuple(sorted(meld)) in self.pieces:
+            key = _meld_info(meld, self.spec, self.known).key
+        keys[meld] = key
+        return key
 
     def worth(self, code: int) -> int:
         return self.joker_weight if code == _JOKER_CODE else self.weight[code & 15]
