@@ -9,13 +9,16 @@ process, paired: ``before`` without the legal search (``engine.hints._legal_opti
 off, the hint as it was) and ``after`` with it; the solver's memory of recent answers is
 cleared before each. Reported per preset: median / p95 / max CPU milliseconds of both, how often
 the search ran (the solver's bound above the best answer found the old way), how often it
-placed more, how often it was not exact, and the pieces the hints place in total.
+placed more, how often it was not exact (the hint says "good move" instead of "best move"), the
+pieces the hints place in total, and the load average at the start and end of each preset (timing
+figures on a shared machine are only comparable at similar load).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -56,6 +59,7 @@ def _hint(game: TileGame) -> tuple[float, int, bool]:
 
 def run_one(count: int, seed: int, name: str) -> dict:
     rules = preset(name)
+    load_start = os.getloadavg()[0]
     before_ms: list[float] = []
     after_ms: list[float] = []
     ran = more = inexact = skipped = 0
@@ -91,6 +95,7 @@ def run_one(count: int, seed: int, name: str) -> dict:
         "not_exact": inexact,
         "pieces_placed_before": placed_before,
         "pieces_placed_after": placed_after,
+        "load": [round(load_start, 2), round(os.getloadavg()[0], 2)],
     }
 
 
@@ -130,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             f"\n  legal search ran {r['search_ran']}x, placed more {r['placed_more']}x,"
             f" not exact {r['not_exact']}x; pieces placed {r['pieces_placed_before']}"
             f" -> {r['pieces_placed_after']}"
+            f"\n  load average {r['load'][0]} -> {r['load'][1]}"
         )
     return 0
 
