@@ -97,16 +97,8 @@ def checked_tile_turn(game, seat: int, commands: Sequence[str], rng: random.Rand
     def ends_turn(text: str) -> bool:
         return text == "done" or text.startswith("discard") or (text == "draw" and not stein)
 
-    probe = game
-    kept: list[str] = []
-    for text in (c.strip() for message in commands for c in message.split(";")):
-        if not text or ends_turn(text):
-            continue
-        after = _then(game, seat, kept, text)
-        if after is None:
-            continue
-        kept.append(text)
-        probe = after
+    texts = [c.strip() for message in commands for c in message.split(";")]
+    kept, probe = _accepted_in_turn(game, seat, [t for t in texts if t and not ends_turn(t)])
     end = _first_accepted(game, seat, kept, _turn_ends(probe, seat, rng))
     if end is not None:
         return "; ".join([*kept, end])
@@ -120,6 +112,73 @@ def checked_tile_turn(game, seat: int, commands: Sequence[str], rng: random.Rand
     if end is None:  # the engine always lets a turn end by a draw or a discard
         raise RummyError("turn.unfinished", finish="draw")
     return "; ".join([*head, "reset", end])
+
+
+def _accepted_in_turn(game, seat: int, texts: Sequence[str]):
+    """The texts the engine accepts one after another (a refused one is left out), and the
+    game after them. Where every text is one command, the rest is probed as one message after
+    those kept (``TileGame.probe_part``: the engine runs a message command after command, and
+    tells how many it accepted before it refused one, so each refused text costs one probe);
+    else text after text."""
+    from .tiles import parse_message  # here: engine.tiles imports engine.hints, which imports us
+
+    kept: list[str] = []
+    probe = game
+    single = []
+    for text in texts:
+        try:
+            if len(parse_message(text)) == 1:
+                single.append(text)
+                continue
+        except RummyError:
+            continue  # refused as it is typed
+        single = None
+        break
+    if single is None:  # pragma: no cover - the players' texts are one command each
+        for text in texts:
+            after = _then(game, seat, kept, text)
+            if after is not None:
+                kept.append(text)
+                probe = after
+        return kept, probe
+    rest = single
+    while rest:
+        took, after = _took(game, seat, kept, rest)
+        if took is None:  # pragma: no cover - not known from one probe: the next text alone
+            after = _then(game, seat, kept, rest[0])
+            if after is not None:
+                kept.append(rest[0])
+                probe = after
+            rest = rest[1:]
+            continue
+        if took:
+            kept += rest[:took]
+            probe = after
+        rest = rest[took + 1 :]  # the one after those is refused (none left when all went)
+    return kept, probe
+
+
+def _took(game, seat: int, kept: list[str], rest: list[str]):
+    """How many of ``rest`` (one command each) the engine accepts one after another after
+    ``kept``, and the game after them, by one probe of them all; None when one probe does not
+    tell (the message does not read as those commands, or the copy was left half changed)."""
+    from .tiles import parse_message
+
+    texts = [*kept, *rest]
+    joint = "; ".join(texts)
+    try:
+        same = parse_message(joint) == [c for t in texts for c in parse_message(t)]
+    except RummyError:
+        same = False
+    if not same:
+        return None, None
+    accepted, after = game.probe_part(seat, joint)
+    took = accepted - len(kept)
+    if accepted == 0 and after is None:
+        return (0, game) if not kept else (None, None)
+    if took < 0 or after is None:
+        return None, None
+    return took, after
 
 
 def _then(game, seat: int, kept: Sequence[str], text: str):

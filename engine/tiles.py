@@ -43,6 +43,7 @@ from .rules import RuleSet
 from .tile import claims, ending, help, moves
 from .tile import turn as turn_rules
 from .tile.jokers import fault_keys, joker_faults
+from .tile.legal import place_is_plain
 from .tile.turn import (
     HELP_BUDGET,
     UNDOABLE,
@@ -292,8 +293,10 @@ class TileGame(PieceGame):
         """Run one message of commands for ``seat``; all or nothing. A message :meth:`probe`
         accepted on this very state is not run again: its worked-on copy is taken over."""
         commands = self._message(seat, text)
-        probed = self._probed(seat, text)
-        if probed is not None:
+        probed = self._probed(seat, commands)
+        if probed is not None and (
+            probed.plain == place_is_plain() or all(c.verb != "hint" for c in commands)
+        ):
             self._adopt(probed.after)
             return list(probed.events)
         work = self.copy()
@@ -350,16 +353,24 @@ class TileGame(PieceGame):
         unchanged game takes it over instead of running it again, and a probe of the message
         with more commands after it runs only those (a message is run command after command
         on one copy, so the result is the same)."""
+        accepted, after = self.probe_part(seat, text)
+        return after if after is not None and accepted == len(parse_message(text)) else None
+
+    def probe_part(self, seat: int, text: str) -> tuple[int, TileGame | None]:
+        """:meth:`probe`, and where the engine refuses the message, how many of its first
+        commands it accepted (the message refused at the next one) and the game after those,
+        kept as the probe of just those commands (0 and None when the message is refused
+        before any command runs, or where that game is not known)."""
         try:
             commands = self._message(seat, text)
         except RummyError:
-            return None
+            return 0, None
         last = self._probed(seat, None)
         done = 0
-        if last is not None and text.startswith(last.text + ";"):
+        if last is not None and commands[: len(last.commands)] == last.commands:
             done = len(last.commands)
-        if done and commands[:done] != last.commands:
-            done = 0
+        if done and "hint" in (c.verb for c in commands) and last.plain != place_is_plain():
+            done = 0  # a hint answers inside plain_place as ``place`` always did
         known = None
         if done:
             before, work, events = last.before, last.after.copy(), list(last.events)
@@ -367,23 +378,39 @@ class TileGame(PieceGame):
         else:
             before, events = self.copy(), []
             work = before.copy()
-        try:
-            events += work._run_all(seat, commands[done:], known)
-        except RummyError:
-            return None
-        self.__dict__["_probe"] = _Probe(seat, text, commands, before, work, events)
-        return work
+        accepted, intact = done, True
+        for command in commands[done:]:
+            if work.status != "playing":
+                break  # the rest is refused (game.over); the game after the first ones stands
+            try:
+                more, known = work._run(seat, command, known)
+            except RummyError:
+                intact = command.verb in _RESTORED  # else the copy may be half changed
+                break
+            events += more
+            accepted += 1
+        work.__dict__["_faults"] = known
+        if accepted == len(commands) or (intact and accepted > done):
+            kept = commands[:accepted]
+            self.__dict__["_probe"] = _Probe(seat, kept, before, work, events, place_is_plain())
+        if not intact:
+            return accepted, None
+        if accepted == len(commands) or accepted > done:
+            return accepted, work
+        return accepted, last.after if done and last is not None else None
 
-    def _probed(self, seat: int, text: str | None) -> _Probe | None:
+    def _probed(self, seat: int, commands: list[Command] | None) -> _Probe | None:
         """The last :meth:`probe` of this game when the game is still as it was then (for
-        ``text``: of exactly that message), else None."""
+        ``commands``: of exactly that message), else None."""
         last = self.__dict__.get("_probe")
-        if last is None or last.seat != seat or (text is not None and last.text != text):
+        if last is None or last.seat != seat:
+            return None
+        if commands is not None and last.commands != commands:
             return None
         if not self._same_state(last.before):
             self.__dict__.pop("_probe", None)
             return None
-        if text is not None:  # taken over: the copy is the game's own state from now on
+        if commands is not None:  # taken over: the copy is the game's own state from now on
             self.__dict__.pop("_probe", None)
         return last
 
@@ -404,15 +431,20 @@ class TileGame(PieceGame):
         changes_table = c.verb in UNDOABLE and c.verb != "reset"
         if changes_table and known is None:
             known = fault_keys(self)
-        events = handler(self, seat, c)
-        after = None
-        if changes_table:
-            # a command may leave melds unfinished, never a joker rule broken for good
-            faults = joker_faults(self, final=False)
-            after = {(f.code, f.params.get("joker")) for f in faults}
-            for fault in faults:
-                if (fault.code, fault.params.get("joker")) not in known:
-                    raise fault
+        try:
+            events = handler(self, seat, c)
+            after = None
+            if changes_table:
+                # a command may leave melds unfinished, never a joker rule broken for good
+                faults = joker_faults(self, final=False)
+                after = {(f.code, f.params.get("joker")) for f in faults}
+                for fault in faults:
+                    if (fault.code, fault.params.get("joker")) not in known:
+                        raise fault
+        except RummyError:
+            if c.verb in _RESTORED:  # these change only the turn: it is as it was again
+                self.turn.restore(before)
+            raise
         if c.verb in UNDOABLE:
             self.turn.history.append(before)
         return events, after
@@ -472,17 +504,22 @@ def parse_message(text: str) -> list[Command]:
     return list(found)
 
 
+_RESTORED = UNDOABLE - {"reset"}
+"""The commands that change only the turn (the table moves and help), so that a refused one
+leaves the worked-on copy as it was once the turn is restored (:meth:`TileGame._run`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Probe:
-    """A message :meth:`TileGame.probe` accepted: on the state ``before`` (a copy), ``seat``'s
-    ``text`` gave the state ``after`` and ``events``."""
+    """Commands :meth:`TileGame.probe` accepted: on the state ``before`` (a copy), ``seat``'s
+    ``commands`` (a message, or the first commands of one) gave ``after`` and ``events``."""
 
     seat: int
-    text: str
     commands: list[Command]
     before: TileGame
     after: TileGame
     events: list[Event]
+    plain: bool  # made inside ``plain_place`` (where ``place`` answers as it always did)
 
 
 Handler = Callable[[TileGame, int, Command], list[Event]]

@@ -122,3 +122,24 @@ def test_computer_games_are_the_same_with_and_without_probes(name):
         fresh = TileGame.from_json(fresh.to_json())  # no probe kept
         assert fresh.apply(seat, text) == events
         assert fresh.to_json() == g.to_json()
+
+
+def test_probe_part_tells_how_many_commands_were_accepted():
+    """A message refused at its second command: the first is kept as the probe of just it, and
+    the game after it is the game that command alone gives."""
+    g = game("rummikub", "R5 R6 R7 | B9 Y9 K9", "R8 K4 K5 Y2")
+    plain, probed = twins(g)
+    accepted, after = probed.probe_part(0, "add 1 R8; meld K4 K5 Y2; done")
+    assert accepted == 1 and after is not None
+    assert after.to_json() == TileGame.from_json(plain.to_json()).probe(0, "add 1 R8").to_json()
+    assert probed.apply(0, "add 1 R8") == plain.apply(0, "add 1 R8")
+    assert probed.to_json() == plain.to_json()
+    assert probed.probe_part(0, "meld K4 K5 Y2") == (0, None)
+
+
+def test_a_refused_table_command_leaves_the_game_as_it_was():
+    g = game("rummikub", "R5 R6 R7", "R8 K4 K5 Y2")
+    before = g.to_json()
+    with pytest.raises(RummyError):
+        g.apply(0, "add 1 R8; meld K4 K5 Y2")
+    assert g.to_json() == before
