@@ -68,7 +68,7 @@ time too: laying the fates, checking the answer on a copy)."""
 EXCHANGES = 24
 """Exchanges of a joker and a piece it stands for made on a refused free answer (Stein, where
 a held joker's start meld tells on faces alone whether an exchange can be accepted)."""
-EXCHANGE_CHECKS = 4
+EXCHANGE_CHECKS = 3
 """Of those, how many the engine checks (no solve, but a check on a copy of a big table costs
 as much as one)."""
 FATE_GROW = 2
@@ -373,7 +373,8 @@ class _State:
             self.best, self.best_score = free, self.bound
             return
         self.refused = True
-        tables = _exchanges(free.table, g.rules.meld_spec) if _homes(g) else []
+        claimed = [Counter(g.faces(g.turn.table[k].ids)) for k in fixed_melds(g, seat)]
+        tables = _exchanges(free.table, g.rules.meld_spec, claimed) if _homes(g) else []
         plausible = [t for t in tables if _plausible(homes, t, locked)][:EXCHANGE_CHECKS]
         for table in plausible:
             if accepts(g, seat, table, free.placed, self.whole_turn) is None:
@@ -420,14 +421,18 @@ class _State:
             yield True
 
 
-def _homes(g: TurnContext) -> list[set[Face]]:
+def _homes(g: TurnContext) -> list[tuple[set[Face], bool]]:
     """Per table joker a rule holds in its meld (not where freed jokers may not go to the
-    rack: Rummikub's lie in locked melds), the real faces of its start meld."""
+    rack: Rummikub's lie in locked melds), the real faces of its start meld, and whether it
+    must stay a group's joker (RULES.md: a group joker is freed only by the missing tile)."""
     if not g.rules.joker_freed_to_hand:
         return []
     return [
-        {f for f in g.faces(g.table[index].ids) if not f.is_joker}
-        for index, _meaning in held_jokers(g).values()
+        (
+            {f for f in g.faces(g.table[index].ids) if not f.is_joker},
+            bool(meaning and meaning[0] == "group"),
+        )
+        for index, meaning in held_jokers(g).values()
     ]
 
 
@@ -443,24 +448,37 @@ def _locked(g: TurnContext) -> list[Counter]:
 
 
 def _plausible(
-    homes: list[set[Face]], table: Sequence[Sequence[Face]], locked: Sequence[Counter] = ()
+    homes: list[tuple[set[Face], bool]],
+    table: Sequence[Sequence[Face]],
+    locked: Sequence[Counter] = (),
 ) -> bool:
     """Could the jokers of ``table`` be told apart so that each held one lies beside a face of
-    its start meld, and does a meld hold each locked meld's faces (joker rules :func:`accepts`
-    checks, on faces alone)? A table that cannot is refused without asking the engine."""
+    its start meld (a group's joker among pieces of one value), and does a meld hold each
+    locked meld's faces (joker rules :func:`accepts` checks, on faces alone)? A table that
+    cannot is refused without asking the engine."""
     melds = [Counter(m) for m in table]
     if any(all(need - m for m in melds) for need in locked):
         return False
-    slots = [set(m) for m in table for f in m if f.is_joker]
+    slots = [
+        (set(m), len({f.rank for f in m if not f.is_joker}) == 1)
+        for m in table
+        for f in m
+        if f.is_joker
+    ]
     if len(homes) > len(slots):
         return False
     return any(
-        all(home & slots[k] for home, k in zip(homes, chosen, strict=True))
+        all(
+            home & slots[k][0] and (slots[k][1] or not group)
+            for (home, group), k in zip(homes, chosen, strict=True)
+        )
         for chosen in itertools.permutations(range(len(slots)), len(homes))
     )
 
 
-def _exchanges(table: list[list[Face]], spec, depth: int = 2) -> list[list[list[Face]]]:
+def _exchanges(
+    table: list[list[Face]], spec, claimed: Sequence[Counter] = (), depth: int = 2
+) -> list[list[list[Face]]]:
     """The table with a joker and a real piece it stands for changing places (the joker
     where the piece lay, the piece where the joker lay; both melds valid as they lie; a joker
     beside pieces of one value may stand for a missing colour even where its meld reads as a
@@ -470,11 +488,14 @@ def _exchanges(table: list[list[Face]], spec, depth: int = 2) -> list[list[list[
     tiles of its start meld) without a solve. At most :data:`EXCHANGES`."""
     out: list[list[list[Face]]] = []
     joker = Tile.joker()
+    frozen = {k for k, m in enumerate(table) if Counter(m) in claimed}  # claims stay as laid
 
     def walk(melds: list[list[Face]], left: int) -> None:
         for a, meld in enumerate(melds):
             if len(out) >= EXCHANGES:
                 return
+            if a in frozen:
+                continue
             found = positional_reading(meld, spec) if joker in meld else None
             if found is None:
                 continue
@@ -488,7 +509,7 @@ def _exchanges(table: list[list[Face]], spec, depth: int = 2) -> list[list[list[
                     present = {f.suit for f in reals}
                     meant += [Tile(c, reals[0].rank) for c in range(4) if c not in present]
                 for b, other in enumerate(melds):
-                    if b == a:
+                    if b == a or b in frozen:
                         continue
                     for i, piece in enumerate(other):
                         if piece not in meant or len(out) >= EXCHANGES:
@@ -510,7 +531,7 @@ def _exchanges(table: list[list[Face]], spec, depth: int = 2) -> list[list[list[
                 if positional_reading(rest, spec) is None:
                     continue
                 for b, other in enumerate(melds):  # a joker at an end moved to another meld
-                    if b == a or len(out) >= EXCHANGES:
+                    if b == a or b in frozen or len(out) >= EXCHANGES:
                         continue
                     for there in ([*other, joker], [joker, *other]):
                         if positional_reading(there, spec) is None:
