@@ -2173,9 +2173,10 @@ static void dfs_solve(Dfs *x, int first, long long limit, int fresh) {
     x->stop_at = first ? target : x->rest[0] + (long long)x->p.jokers * x->p.jw;
     /* only under a budget that ends the search before its limit would: then the search proper
      * either finishes (with the same first best play) or runs out of budget, and never hands
-     * over to the layered pass, whose play may differ among the best ones */
-    int relaxable = relax_on && !first && !x->relaxed && x->p.wrap && x->p.n_guesses > 1 &&
-                    x->p.budget >= 0 && (limit < 0 || x->p.budget <= limit);
+     * over to the layered pass, whose play may differ among the best ones (nor when it goes on
+     * with the memo of an earlier search, ahead of that pass) */
+    int relaxable = relax_on && fresh && !first && !x->relaxed && x->p.wrap &&
+                    x->p.n_guesses > 1 && x->p.budget >= 0 && (limit < 0 || x->p.budget <= limit);
     for (Py_ssize_t gi = 0; gi < x->p.n_guesses && !x->done && !x->aborted && !x->oom; gi++) {
         u128 key = x->relaxed ? 0 : (u128)gi << SH_GUESS;
         for (int c = 0; c < 4; c++) key |= (u128)x->p.guesses[gi * 4 + c] << (BITS * c);
@@ -2185,7 +2186,7 @@ static void dfs_solve(Dfs *x, int first, long long limit, int fresh) {
             x->nodes >= RELAX_AFTER && !x->done && !x->aborted && !x->oom && !relax(x))
             x->done = 1; /* no guess left has a play better than the best one */
     }
-    if (x->relax_done == 2) rmemo_free();
+    if (x->relax_done) rmemo_free();
     memo_problem = x->oom ? 0 : x->p.fp;
 }
 
