@@ -137,7 +137,7 @@ def _simple_play(game, seat: int, rack: Sequence[Face]):
                 continue
             for k, meld in enumerate(table):
                 claim = game.turn.table[k].claim
-                if claim not in (None, seat) or not _may_extend(meld, f):
+                if claim not in (None, seat) or not _may_extend(meld, f, spec):
                     continue
                 if readings([*meld, f], spec):
                     out.append(f"add {k + 1} {f}")
@@ -150,11 +150,25 @@ def _simple_play(game, seat: int, rack: Sequence[Face]):
     return out, table, left
 
 
-def _may_extend(meld: Sequence[Face], face: Face) -> bool:
-    """A necessary condition for ``meld`` plus the real ``face`` to read as a meld: the real
-    pieces of a run share its colour, those of a group its value."""
-    real = next((f for f in meld if not f.is_joker), None)
-    return real is None or real.suit == face.suit or real.rank == face.rank
+def _may_extend(meld: Sequence[Face], face: Face, spec) -> bool:
+    """A necessary condition for ``meld`` plus the real ``face`` to read as a meld: a group's
+    real pieces share its value in other colours (room left for one more), a run's share its
+    colour (1..13: other values, all within one stretch as long as the run)."""
+    real = [f for f in meld if not f.is_joker]
+    if not real:
+        return True
+    if (
+        len(meld) < spec.max_group
+        and all(f.rank == face.rank for f in real)
+        and all(f.suit != face.suit for f in real)
+    ):
+        return True
+    if not all(f.suit == face.suit for f in real):
+        return False
+    if spec.run_mode != "linear":
+        return True
+    ranks = [f.rank for f in real] + [face.rank]
+    return len(set(ranks)) == len(ranks) and max(ranks) - min(ranks) <= len(meld)
 
 
 def _best_solution(game, seat: int):

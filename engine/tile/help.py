@@ -312,16 +312,18 @@ class _Ids:
             if k in self.chosen:
                 out.append(self.chosen[k])
                 continue
-            real = Counter(f for f in faces if not f.is_joker)
+            real: Counter | None = None  # the meld's real tiles, counted when a joker needs them
             ids = []
             for face in faces:
                 matches = by_face[face]
                 pick = matches[0]
                 if face.is_joker and len(matches) > 1:
-                    homes = self.homes
+                    if real is None:
+                        real = Counter(f for f in faces if not f.is_joker)
+                    here, homes = real, self.homes
                     pick = min(
                         matches,
-                        key=lambda i: -sum((real & homes[i]).values()) if i in homes else 1,
+                        key=lambda i: -sum((here & homes[i]).values()) if i in homes else 1,
                     )
                 matches.remove(pick)
                 ids.append(pick)
