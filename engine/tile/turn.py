@@ -86,15 +86,15 @@ class Turn:
     def copy(self) -> Turn:
         """An independent copy: as :meth:`restore` of a :meth:`snapshot` with the history,
         without the snapshot in between."""
-        turn = Turn([], [])
-        for name in _TURN_FIELDS:
+        values = []
+        for name in _TURN_FIELDS:  # every field is an __init__ argument, in this order
             value = getattr(self, name)
             if name == "table":
                 value = [Meld(list(m.ids), m.claim) for m in value]
             elif isinstance(value, list):
                 value = list(value)  # ids, or history entries (never changed once stored)
-            setattr(turn, name, value)
-        return turn
+            values.append(value)
+        return Turn(*values)
 
     def to_dict(self) -> dict[str, Any]:
         return self.snapshot(with_history=True)
