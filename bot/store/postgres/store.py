@@ -139,7 +139,8 @@ class PostgresStore(PgReads, Store):
     ``lease_wait``: how long :meth:`open` waits for another process's lease;
     ``synchronous``: ``full`` (commits wait for the server's WAL flush) or ``normal``
     (``synchronous_commit=off``: survives a killed bot, may lose the last commits when the
-    server itself crashes); ``pool_size``: connections at most; ``connect_timeout``: seconds."""
+    server itself crashes); ``pool_size``: connections at most of the store's pool (a writable
+    store has ``pool_size // 2`` more for the group commit); ``connect_timeout``: seconds."""
 
     def __init__(
         self,
@@ -185,7 +186,8 @@ class PostgresStore(PgReads, Store):
         self.lease_wait = max(0.0, float(lease_wait))
         self.pool_size = int(pool_size)
         #: group-commit batches committing at once, each on a connection of the writer
-        #: thread; the store's pool gets the rest of ``pool_size``
+        #: thread, beside the ``pool_size`` of the store's pool (with fewer there, 150 games
+        #: starting at once under load waited more than ``connect_timeout`` for one)
         self.max_writers = max(1, self.pool_size // 2)
         self.connect_timeout = float(connect_timeout)
         #: the lease row found at open (None: no earlier owner); see OwnerRecord
@@ -262,7 +264,7 @@ class PostgresStore(PgReads, Store):
             )
 
         try:
-            pool = await new_pool(self.pool_size - (0 if self.readonly else self.max_writers))
+            pool = await new_pool(self.pool_size)
         except Exception as exc:
             raise connect_error(exc, self.path) from None
         self._lost = False
