@@ -360,9 +360,11 @@ class _State:
         g, seat, must, mode = self.g, self.seat, self.must, self.mode
         free = _solve(g, seat, must, mode=mode, jokers_stay=False, budget=self.spend.left())
         if not self._ok(free):
-            if self.before and not must and not self.refuses([], []):
-                # the move alone is the play (a rack joker completing a locked group)
-                self.best = Solution(0, 0, [], g.table_faces(working=True), 0)
+            table = g.table_faces(working=True)
+            if self.before and not must and not self.refuses(table, []):
+                # the move alone is the play (a rack joker completing a locked group; a Stein
+                # swap, the joker kept in the hand)
+                self.best = Solution(0, 0, [], table, 0)
             return
         self.free, self.bound = free, _score(g.rules, free.placed, mode)
         homes, locked = _homes(g) if self.whole_turn else [], _locked(g)

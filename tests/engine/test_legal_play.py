@@ -342,6 +342,17 @@ GAPS = [
         [Tile(2, 4), JOKER],
         False,
     ),
+    # value mode, another player's claim on the table: the swap alone is the play, its joker
+    # kept in the hand [12]
+    (
+        "stein_plus",
+        [
+            [Tile(1, 10), JOKER, Tile(3, 10), Tile(2, 10)],
+            [JOKER, Tile(3, 13), Tile(2, 13), Tile(0, 13)],
+        ],
+        [Tile(1, 10), Tile(1, 13), Tile(2, 9)],
+        True,
+    ),
     # the table's own pieces rearranged around the freed joker's new meld [1]
     (
         "rummikub",
