@@ -216,12 +216,13 @@ _SPEC_OF: dict[int, tuple[Any, MeldSpec]] = {}
 
 def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     """Every valid reading of the pieces, the preferred one first (empty when invalid)."""
-    last = _LAST_SPEC
+    global _LAST_SPEC
+    last = _LAST_SPEC  # one tuple, replaced whole: threads never see a spec with another's memo
     if last[0] is spec:  # callers read many melds with one spec object
         memo = last[1]
     else:
         memo = _BY_SPEC.setdefault(spec, {})
-        _LAST_SPEC[:] = [spec, memo]
+        _LAST_SPEC = (spec, memo)
     key = tuple(faces)
     found = memo.get(key)
     if found is None:
@@ -234,7 +235,7 @@ def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
 
 _BY_SPEC: dict[MeldSpec, dict[tuple[Face, ...], tuple[Reading, ...]]] = {}
 """The readings found per spec, by pieces: a meld is a value, its readings never change."""
-_LAST_SPEC: list = [None, None]
+_LAST_SPEC: tuple[MeldSpec | None, dict[tuple[Face, ...], tuple[Reading, ...]]] = (None, {})
 """The spec object asked last and its memo (a spec's hash is not free)."""
 _MEMO_MAX = 1 << 16
 
