@@ -489,7 +489,7 @@ class TileGame(PieceGame):
 
 
 _MESSAGES: dict[str, tuple[Command, ...]] = {}
-_MESSAGES_MAX = 4096
+_MESSAGES_MAX = 512
 
 
 def parse_message(text: str) -> list[Command]:

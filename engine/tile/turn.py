@@ -345,15 +345,26 @@ def _arrange(
 _ARRANGED: dict[int, tuple[Deck, dict[tuple[Any, ...], tuple[int, ...]]]] = {}
 """What :func:`arrange` found per deck (by id, the deck kept so that its id stays its own),
 by spec, ids and the held jokers among them and what they mean: a function of those alone."""
-_ARRANGED_MAX = 1 << 15
+_ARRANGED_MAX = 1 << 10
+
+
+_ARRANGED_BY_FACES: dict[tuple[Any, ...], dict[tuple[Any, ...], tuple[int, ...]]] = {}
+"""The same memos by the decks' faces: every game of a preset has an equal deck (its own object),
+and arrange's answers depend on the faces alone, so equal decks share one memo (many games at
+once would otherwise each rebuild theirs through the 16 decks kept by id)."""
 
 
 def _arranged(deck: Deck) -> dict[tuple[Any, ...], tuple[int, ...]]:
     entry = _ARRANGED.get(id(deck))
     if entry is None or entry[0] is not deck:
+        memo = _ARRANGED_BY_FACES.get(deck.faces)
+        if memo is None:
+            if len(_ARRANGED_BY_FACES) >= 16:
+                _ARRANGED_BY_FACES.clear()
+            memo = _ARRANGED_BY_FACES[deck.faces] = {}
         if len(_ARRANGED) >= 16:
             _ARRANGED.clear()
-        entry = _ARRANGED[id(deck)] = (deck, {})
+        entry = _ARRANGED[id(deck)] = (deck, memo)
     return entry[1]
 
 
