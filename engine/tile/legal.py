@@ -492,6 +492,16 @@ def _exchanges(
     joker = Tile.joker()
     frozen = {k for k, m in enumerate(table) if Counter(m) in claimed}  # claims stay as laid
 
+    def exchanged(
+        melds: list[list[Face]], left: int, a: int, here: list[Face], b: int, there: list[Face]
+    ) -> None:
+        """Keep the table with melds ``a`` and ``b`` changed, and walk on from it."""
+        changed = [list(m) for m in melds]
+        changed[a], changed[b] = here, there
+        out.append(changed)
+        if left > 1:
+            walk(changed, left - 1)
+
     def walk(melds: list[list[Face]], left: int) -> None:
         for a, meld in enumerate(melds):
             if len(out) >= EXCHANGES:
@@ -522,11 +532,7 @@ def _exchanges(
                             continue
                         if positional_reading(there, spec) is None:
                             continue
-                        changed = [list(m) for m in melds]
-                        changed[a], changed[b] = here, there
-                        out.append(changed)
-                        if left > 1:
-                            walk(changed, left - 1)
+                        exchanged(melds, left, a, here, b, there)
                 if k not in (0, len(meld) - 1):
                     continue
                 rest = [*meld[:k], *meld[k + 1 :]]
@@ -538,11 +544,7 @@ def _exchanges(
                     for there in ([*other, joker], [joker, *other]):
                         if positional_reading(there, spec) is None:
                             continue
-                        changed = [list(m) for m in melds]
-                        changed[a], changed[b] = rest, there
-                        out.append(changed)
-                        if left > 1:
-                            walk(changed, left - 1)
+                        exchanged(melds, left, a, rest, b, there)
                         break
 
     walk([list(m) for m in table], depth)

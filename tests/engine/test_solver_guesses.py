@@ -49,9 +49,12 @@ def _captured(monkeypatch, table, hand, rules, mode) -> list[tuple]:
     return calls
 
 
-@settings(
+SEEDED = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+
+
+@SEEDED
 @given(
     seed=st.integers(0, 10**9),
     plus=st.booleans(),
@@ -126,9 +129,7 @@ def test_the_guesses_left_out_need_too_many_jokers(cells, jokers):
     ]
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@SEEDED
 @given(seed=st.integers(0, 10**9), plus=st.booleans(), mode=st.sampled_from(["count", "value"]))
 def test_bounds_of_other_guesses_change_no_play(monkeypatch, seed, plus, mode):
     """The search proper pruning by the bounds of covered guesses (OtherSlot in engine/_dp.c)
@@ -147,9 +148,7 @@ def test_bounds_of_other_guesses_change_no_play(monkeypatch, seed, plus, mode):
         assert ours[0] == plain[0] and ours[2:] == plain[2:]
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@SEEDED
 @given(
     seed=st.integers(0, 10**9),
     plus=st.booleans(),
