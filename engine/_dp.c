@@ -1236,32 +1236,31 @@ static void *table_room(void **spare, size_t *spare_cap, size_t *cap, size_t siz
     return calloc(*cap, size);
 }
 
+/* a table freed, and left empty */
+static void drop(void **table, size_t *cap) {
+    free(*table);
+    *table = NULL;
+    *cap = 0;
+}
+
+/* a table handed over as the spare (the old spare freed); the table itself is left empty */
+static void to_spare(void **table, size_t *cap, void **spare, size_t *spare_cap) {
+    free(*spare);
+    *spare = *table;
+    *spare_cap = *cap;
+    *table = NULL;
+    *cap = 0;
+}
+
 static int memo_reset(int stride) {
     if (memo_cap > MEMO_START) { /* kept as the spare: a large search takes it when it grows */
-        free(memo_spare);
-        free(memo_ub_spare);
-        memo_spare = memo;
-        memo_ub_spare = memo_ub;
-        memo_spare_cap = memo_cap;
-        memo_ub_spare_len = memo_ub_len;
-        memo = NULL;
-        memo_ub = NULL;
-        memo_cap = memo_ub_len = 0;
+        to_spare((void **)&memo, &memo_cap, (void **)&memo_spare, &memo_spare_cap);
+        to_spare((void **)&memo_ub, &memo_ub_len, (void **)&memo_ub_spare, &memo_ub_spare_len);
     }
-    if (twins_cap > MEMO_START) {
-        free(twins_spare);
-        twins_spare = twins;
-        twins_spare_cap = twins_cap;
-        twins = NULL;
-        twins_cap = 0;
-    }
-    if (others_cap > MEMO_START) {
-        free(others_spare);
-        others_spare = others;
-        others_spare_cap = others_cap;
-        others = NULL;
-        others_cap = 0;
-    }
+    if (twins_cap > MEMO_START)
+        to_spare((void **)&twins, &twins_cap, (void **)&twins_spare, &twins_spare_cap);
+    if (others_cap > MEMO_START)
+        to_spare((void **)&others, &others_cap, (void **)&others_spare, &others_spare_cap);
     if (!memo_cap) {
         memo_cap = MEMO_START;
         memo = calloc(memo_cap, sizeof(MemoSlot));
@@ -1285,15 +1284,10 @@ static int memo_reset(int stride) {
         memset(memo, 0, memo_cap * sizeof(MemoSlot));
         if (twins_cap) memset(twins, 0, twins_cap * sizeof(TwinSlot));
         if (others_cap) memset(others, 0, others_cap * sizeof(OtherSlot));
-        free(memo_spare);
-        free(memo_ub_spare);
-        free(twins_spare);
-        free(others_spare);
-        memo_spare = NULL;
-        memo_ub_spare = NULL;
-        twins_spare = NULL;
-        others_spare = NULL;
-        memo_spare_cap = memo_ub_spare_len = twins_spare_cap = others_spare_cap = 0;
+        drop((void **)&memo_spare, &memo_spare_cap);
+        drop((void **)&memo_ub_spare, &memo_ub_spare_len);
+        drop((void **)&twins_spare, &twins_spare_cap);
+        drop((void **)&others_spare, &others_spare_cap);
         memo_epoch = 1;
     }
     return 0;

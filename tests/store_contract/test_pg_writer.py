@@ -64,6 +64,18 @@ async def waiting_backends(server: PgServer, url: str, count: int = 1) -> list[i
     raise AssertionError("the write never reached the lock")
 
 
+@asynccontextmanager
+async def open_store(url: str, **options: object) -> AsyncIterator[PostgresStore]:
+    """A store opened on ``url`` with game g1 started, closed when the block ends."""
+    store = PostgresStore(url, **options)
+    await store.open()
+    try:
+        await started(store)
+        yield store
+    finally:
+        await store.close()
+
+
 async def test_close_commits_what_is_queued_and_ends_the_thread(pg_url: str):
     before = len(writer_threads())
     store = PostgresStore(pg_url)
@@ -93,10 +105,7 @@ async def test_close_commits_what_is_queued_and_ends_the_thread(pg_url: str):
 
 
 async def test_a_cancelled_callers_write_is_read_back_once_it_is_committed(pg_url: str):
-    store = PostgresStore(pg_url)
-    await store.open()
-    try:
-        await started(store)
+    async with open_store(pg_url) as store:
         async with table_locked(pg_url):
             task = asyncio.ensure_future(store.append_command(write(1)))
             await asyncio.sleep(0)  # queued
@@ -109,17 +118,12 @@ async def test_a_cancelled_callers_write_is_read_back_once_it_is_committed(pg_ur
             assert not read.done()
         assert [c.seq for c in await read] == [1]
         assert (await store.load_game("g1")).seq == 1
-    finally:
-        await store.close()
 
 
 async def test_a_batch_whose_connection_is_cut_is_acknowledged_only_once_committed(
     pg_server: PgServer, pg_url: str
 ):
-    store = PostgresStore(pg_url)
-    await store.open()
-    try:
-        await started(store)
+    async with open_store(pg_url) as store:
         async with table_locked(pg_url):
             pending = asyncio.ensure_future(store.append_command(write(1)))
             (pid,) = await waiting_backends(pg_server, pg_url)
@@ -132,8 +136,6 @@ async def test_a_batch_whose_connection_is_cut_is_acknowledged_only_once_committ
         assert [c.seq for c in await store.commands("g1")] == [1]
         await store.append_command(write(2))  # and the store goes on
         assert (await store.load_game("g1")).seq == 2
-    finally:
-        await store.close()
 
 
 async def test_a_write_fails_while_no_connection_can_be_made_and_goes_through_after(
@@ -142,10 +144,7 @@ async def test_a_write_fails_while_no_connection_can_be_made_and_goes_through_af
     """The writer thread's connections cut while the database takes no new one: the write
     fails with ``code="unavailable"`` (nothing acknowledged: the service answers "nothing
     changed"), and the next one, once connections can be made again, commits."""
-    store = PostgresStore(pg_url, connect_timeout=2)
-    await store.open()
-    try:
-        await started(store)
+    async with open_store(pg_url, connect_timeout=2) as store:
         database = urlsplit(pg_url).path.lstrip("/")
         server_url = pg_url.replace(f"/{database}?", "/postgres?")
         conn = await asyncpg.connect(server_url)
@@ -167,5 +166,3 @@ async def test_a_write_fails_while_no_connection_can_be_made_and_goes_through_af
         assert await store.commands("g1") == []
         await store.append_command(write(1))
         assert [c.seq for c in await store.commands("g1")] == [1]
-    finally:
-        await store.close()
