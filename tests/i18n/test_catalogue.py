@@ -6,6 +6,8 @@ sentences of the seven old tables, recorded before the move; since issue 16 the 
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import re
 import string
@@ -16,6 +18,7 @@ import pytest
 
 import i18n
 from i18n import catalogue, error_dict, error_text, event_text, lang_of, t
+from rendering.text import Labels
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = json.loads((Path(__file__).parent / "old_texts.json").read_text(encoding="utf-8"))
@@ -238,3 +241,48 @@ def test_catalogue_merges_area_files_and_refuses_a_key_twice(tmp_path, monkeypat
     finally:
         monkeypatch.undo()
         catalogue.cache_clear()
+
+
+def _literals_and_prefixes() -> tuple[set[str], set[str]]:
+    """Every string literal of the code, and the leading text of every f-string that ends in a
+    dot (``f"turns.{kind}"`` -> ``"turns."``: a key made from a literal at run time)."""
+    literals: set[str] = set()
+    prefixes: set[str] = set()
+    for path in [*_sources(), *sorted((ROOT / "i18n").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literals.add(node.value)
+            elif isinstance(node, ast.JoinedStr) and node.values:
+                head = node.values[0]
+                if isinstance(head, ast.Constant) and str(head.value).endswith("."):
+                    prefixes.add(str(head.value))
+    return literals, prefixes
+
+
+def _reached(key: str, literals: set[str], prefixes: set[str]) -> bool:
+    """Can the code ask for ``key``? Written in it; a picture label (``render.<field>``); a
+    slash text (``slash.<the English text>``, asked for by the translator); a variant's text;
+    an error code or event kind (``error.<code>``, ``error.card.<code>``, ``event.<kind>``);
+    or an f-string's prefix followed by literals (``turns.added.card``: kind and family)."""
+    if key in literals or key.startswith("variant."):
+        return True
+    if key.startswith("render.") and key.removeprefix("render.") in _LABELS:
+        return True
+    for prefix in (*prefixes, "slash.", "error.card.", "error.", "event."):
+        if key.startswith(prefix):
+            rest = key.removeprefix(prefix)
+            head, _, tail = rest.rpartition(".")
+            if rest in literals or (head in literals and tail in literals):
+                return True
+    return False
+
+
+_LABELS = {f.name for f in dataclasses.fields(Labels)}
+
+
+def test_every_catalogue_key_is_reached_by_the_code():
+    """The reverse of the test above: a text no code can ask for is dead (and was once a German
+    catalogue entry in English that nobody saw)."""
+    literals, prefixes = _literals_and_prefixes()
+    dead = sorted(k for k in catalogue("en") if not _reached(k, literals, prefixes))
+    assert dead == []
