@@ -14,12 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import rendering
 from engine.game import PublicView
 from i18n import render_labels
-from rendering.text import Labels
 
 from .service import GameService, ServiceConfig
 from .service.pipeline import CommitHook, ResultHook
@@ -28,6 +26,9 @@ from .service.ports import Clock, ComputerPlayers, LeaguePort, Metrics
 from .service.service import Sink
 from .store import ShardPlan, SqliteStore, Store, StoreError, StoreLocked, open_store
 from .store.worker import live_threads
+
+if TYPE_CHECKING:
+    from rendering.text import Labels
 
 __all__ = [
     "RenderingRenderer",
@@ -74,23 +75,32 @@ a worker process."""
 
 def labels(lang: str) -> Labels:
     """The picture labels worded in ``lang`` (the catalogue's ``render.*`` keys)."""
+    from rendering.text import Labels
+
     return Labels(**render_labels(lang))
 
 
 class RenderingRenderer:
     """The :class:`~bot.service.ports.Renderer` port over :mod:`rendering` (PNG bytes), with
-    the labels worded by :mod:`i18n` in the reader's language."""
+    the labels worded by :mod:`i18n` in the reader's language. :mod:`rendering` (and Pillow,
+    about 4 MB resident) is imported when the renderer is built, so a service without pictures
+    (``pictures=False``: the soak, the console's text mode) never loads it."""
+
+    def __init__(self) -> None:
+        import rendering
+
+        self._rendering = rendering
 
     def table(self, view: PublicView, lang: str) -> bytes | None:
-        return rendering.render_table(view, labels=labels(lang))
+        return self._rendering.render_table(view, labels=labels(lang))
 
     def rack(self, pieces: Sequence[Any], lang: str) -> bytes | None:
-        return rendering.render_rack(pieces, labels=labels(lang))
+        return self._rendering.render_rack(pieces, labels=labels(lang))
 
     def ladder(
         self, rows: Sequence[Mapping[str, Any]], *, title: str | None, lang: str
     ) -> bytes | None:
-        return rendering.render_ladder(rows, title=title, labels=labels(lang))
+        return self._rendering.render_ladder(rows, title=title, labels=labels(lang))
 
 
 def is_url(where: str | Path) -> bool:
