@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
 from typing import Any, Literal
 
@@ -226,7 +225,7 @@ def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
     key = tuple(faces)
     found = memo.get(key)
     if found is None:
-        found = _readings(key, spec)
+        found = tuple(_compute_readings(key, spec))
         if len(memo) >= _MEMO_MAX:
             memo.clear()
         memo[key] = found
@@ -234,15 +233,11 @@ def readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
 
 
 _BY_SPEC: dict[MeldSpec, dict[tuple[Face, ...], tuple[Reading, ...]]] = {}
-"""The readings found per spec, by pieces: a meld is a value, its readings never change."""
+"""The readings found per spec, by pieces: a meld is a value, its readings never change. The
+only memo of readings (a second one behind it held every entry twice and was never hit)."""
 _LAST_SPEC: tuple[MeldSpec | None, dict[tuple[Face, ...], tuple[Reading, ...]]] = (None, {})
 """The spec object asked last and its memo (a spec's hash is not free)."""
 _MEMO_MAX = 1 << 16
-
-
-@lru_cache(maxsize=1 << 16)
-def _readings(faces: tuple[Face, ...], spec: MeldSpec) -> tuple[Reading, ...]:
-    return tuple(_compute_readings(faces, spec))
 
 
 def _compute_readings(faces: Sequence[Face], spec: MeldSpec) -> list[Reading]:
