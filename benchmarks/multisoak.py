@@ -58,7 +58,10 @@ applying the command to its durable commit), the kills (and at which acknowledge
 crashes, the checks, and CPU seconds: ``workers_cpu_s`` (the worker processes, killed ones
 included), ``server_cpu_s`` (the PostgreSQL server: postmaster and backends) and
 ``commands_per_cpu_s`` (stored commands per CPU second of both: what the store costs whatever
-else the machine runs). Targets (reported in ``met``, not asserted): 0 lost / doubled / missing
+else the machine runs); on PostgreSQL also the server's counters over the run
+(``server_transactions``, ``server_wal_syncs``, ... and ``commands_per_transaction``,
+``commands_per_wal_sync``, ``wal_bytes_per_command``: how well the group commit batches,
+independent of the machine's load). Targets (reported in ``met``, not asserted): 0 lost / doubled / missing
 over at least 10 kills (every multi run); two processes over PostgreSQL >= 1,000 commands/s in
 total (``window_commands_per_s``) at p99 <= 100 ms (postgres/steady).
 
@@ -171,6 +174,72 @@ def server_cpu(postmaster: int | None) -> float:
         except (OSError, ValueError, IndexError):
             continue
     return total / tick
+
+
+#: the PostgreSQL server's counters a run reports (see :func:`server_counts`)
+COUNTERS = ("transactions", "wal_records", "wal_bytes", "wal_writes", "wal_syncs")
+
+
+async def _counts(url: str) -> dict[str, int]:
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        # the backends of the run flush their statistics when they end: wait for them
+        for _ in range(100):
+            others = await conn.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid()"
+            )
+            if not others:
+                break
+            await asyncio.sleep(0.05)
+        await conn.execute("SELECT pg_stat_force_next_flush()")
+        commits = await conn.fetchval(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+        )
+        wal = list(await conn.fetchrow("SELECT wal_records, wal_bytes FROM pg_stat_wal"))
+        if await conn.fetchval(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = 'pg_stat_wal'::regclass "
+            "AND attname = 'wal_sync'"
+        ):  # up to PostgreSQL 17
+            io = await conn.fetchrow("SELECT wal_write, wal_sync FROM pg_stat_wal")
+        else:  # PostgreSQL 18 counts WAL writes and flushes in pg_stat_io
+            io = await conn.fetchrow(
+                "SELECT sum(writes), sum(fsyncs) FROM pg_stat_io "
+                "WHERE object = 'wal' AND context = 'normal'"
+            )
+    finally:
+        await conn.close()
+    values = (commits, *wal, *io)
+    return dict(zip(COUNTERS, (int(x or 0) for x in values), strict=True))
+
+
+def server_counts(url: str) -> dict[str, int]:
+    """A PostgreSQL server's counters now: ``transactions`` committed in the database of
+    ``url`` (every statement outside a transaction counts as one), and the server's WAL
+    records, bytes, writes and flushes (``wal_syncs``: the fsyncs a commit waits for; one
+    flush can make several backends' commits durable). Deterministic proxies of what a
+    command costs the server, whatever else the machine runs. Empty for SQLite."""
+    if not url.startswith(("postgresql://", "postgres://")):
+        return {}
+    return asyncio.run(_counts(url))
+
+
+def per_command(before: dict[str, int], after: dict[str, int], commands: int) -> dict[str, Any]:
+    """The counters' growth over a run, and commands per transaction and per WAL flush."""
+    if not before or not after:
+        return {}
+    grown = {name: after[name] - before[name] for name in COUNTERS}
+    out: dict[str, Any] = {f"server_{name}": n for name, n in grown.items()}
+    out["commands_per_transaction"] = (
+        round(commands / grown["transactions"], 2) if grown["transactions"] else 0.0
+    )
+    out["commands_per_wal_sync"] = (
+        round(commands / grown["wal_syncs"], 2) if grown["wal_syncs"] else 0.0
+    )
+    out["wal_bytes_per_command"] = round(grown["wal_bytes"] / commands) if commands else 0
+    return out
 
 
 def kill_points(expected: int, kills: int, rng: random.Random, share: float = 0.8) -> list[int]:
@@ -482,6 +551,7 @@ def run_store(
     rng = random.Random(args.seed)
     points = kill_points(expected or games * 90, kills, rng)
     counter = _AckCounter()
+    counts_before = server_counts(url)
     cpu_before, server_before = _children_cpu(), server_cpu(postmaster)
     started = time.perf_counter()
     for worker in workers:
@@ -531,6 +601,7 @@ def run_store(
     wall = time.perf_counter() - started
     cpu = _children_cpu() - cpu_before
     server = server_cpu(postmaster) - server_before
+    counts_after = server_counts(url)
     figures = _check(url, games, args.seed, shards, workers)
     figures["load"] = {"games": games, "concurrency": concurrency, "bot_pause": bot_pause}
     figures["pauses"] = fenced
@@ -545,6 +616,7 @@ def run_store(
     figures["server_cpu_s"] = round(server, 1)
     total = cpu + server
     figures["commands_per_cpu_s"] = round(figures["stored_commands"] / total, 1) if total else 0.0
+    figures.update(per_command(counts_before, counts_after, figures["stored_commands"]))
     return figures
 
 

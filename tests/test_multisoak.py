@@ -1,5 +1,5 @@
 """The multi-process soak's own bookkeeping (benchmarks/multisoak.py): where its kills fall,
-how it counts acknowledged commands, and its CPU seconds. The soak itself is a benchmark, run
+how it counts acknowledged commands, its CPU seconds and the PostgreSQL server's counters. The soak itself is a benchmark, run
 by hand (timings never live in tests)."""
 
 from __future__ import annotations
@@ -7,7 +7,16 @@ from __future__ import annotations
 import os
 import random
 
-from benchmarks.multisoak import _AckCounter, _ranges, kill_points, server_cpu, window_rate
+from benchmarks.multisoak import (
+    _AckCounter,
+    _ranges,
+    kill_points,
+    per_command,
+    server_counts,
+    server_cpu,
+    window_rate,
+)
+from tests.pg import PgServer, pg_server, pg_url  # noqa: F401
 
 
 def test_kill_points_fall_one_in_each_part_of_the_first_80_percent() -> None:
@@ -57,3 +66,30 @@ def test_window_rate_leaves_out_the_start_and_the_tail() -> None:
     assert window_rate(samples) == 100.0
     assert window_rate([]) == 0.0
     assert window_rate([(0.0, 5)]) == 0.0
+
+
+def test_per_command_gives_the_counters_growth_and_the_commands_per_commit() -> None:
+    before = dict.fromkeys(("transactions", "wal_records", "wal_bytes", "wal_writes"), 10)
+    after = {"transactions": 60, "wal_records": 510, "wal_bytes": 20_010, "wal_writes": 30}
+    before["wal_syncs"], after["wal_syncs"] = 0, 40
+    figures = per_command(before, after, 200)
+    assert figures["server_transactions"] == 50 and figures["server_wal_syncs"] == 40
+    assert figures["commands_per_transaction"] == 4.0
+    assert figures["commands_per_wal_sync"] == 5.0
+    assert figures["wal_bytes_per_command"] == 100
+    assert per_command({}, {}, 200) == {}  # SQLite: no counters
+
+
+def test_server_counts_are_empty_for_sqlite_and_grow_with_postgresql_commits(
+    pg_server: PgServer,  # noqa: F811
+    pg_url: str,  # noqa: F811
+) -> None:
+    assert server_counts("sqlite:////tmp/x.sqlite3") == {}
+    before = server_counts(pg_url)
+    pg_server.sql(pg_url, "CREATE TABLE t (x INTEGER)")
+    for n in range(3):
+        pg_server.sql(pg_url, "INSERT INTO t VALUES ($1)", n)
+    after = server_counts(pg_url)
+    assert after["transactions"] >= before["transactions"] + 4
+    assert after["wal_records"] > before["wal_records"]
+    assert after["wal_bytes"] > before["wal_bytes"]
