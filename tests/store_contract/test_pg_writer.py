@@ -166,3 +166,44 @@ async def test_a_write_fails_while_no_connection_can_be_made_and_goes_through_af
         assert await store.commands("g1") == []
         await store.append_command(write(1))
         assert [c.seq for c in await store.commands("g1")] == [1]
+
+
+async def test_writes_queued_while_a_batch_commits_form_the_next_batch_without_a_wake(
+    pg_server: PgServer, pg_url: str, monkeypatch: pytest.MonkeyPatch
+):
+    """One batch commits at a time; the writes queued meanwhile (here in three passes of the
+    loop) wait for it and go as ONE next batch, taken by the running drainer: the writer
+    thread is not woken for them (each wake costs the service's thread the GIL)."""
+    batches: list[list[str]] = []
+    wakes: list[int] = []
+    commit = PostgresStore._commit_writes
+    wake = PostgresStore._wake
+
+    async def counted_commit(self, writes, *args, **kwargs):  # type: ignore[no-untyped-def]
+        batches.append([w.game_id for w in writes])
+        return await commit(self, writes, *args, **kwargs)
+
+    def counted_wake(self) -> None:  # type: ignore[no-untyped-def]
+        wakes.append(1)
+        wake(self)
+
+    monkeypatch.setattr(PostgresStore, "_commit_writes", counted_commit)
+    monkeypatch.setattr(PostgresStore, "_wake", counted_wake)
+    async with open_store(pg_url) as store:
+        for game_id in ("g2", "g3", "g4"):
+            await started(store, game_id)
+        async with table_locked(pg_url):
+            first = asyncio.ensure_future(store.append_command(write(1, "g1")))
+            await waiting_backends(pg_server, pg_url)  # the first batch is in the server
+            later = []
+            for game_id in ("g2", "g3", "g4"):
+                later.append(asyncio.ensure_future(store.append_command(write(1, game_id))))
+                await asyncio.sleep(0)  # a pass of the loop of its own
+            await asyncio.sleep(0.1)
+            assert not first.done() and not any(w.done() for w in later)
+        await first
+        await asyncio.gather(*later)
+        assert batches == [["g1"], ["g2", "g3", "g4"]]
+        assert len(wakes) == 1
+        for game_id in ("g1", "g2", "g3", "g4"):
+            assert [c.seq for c in await store.commands(game_id)] == [1]

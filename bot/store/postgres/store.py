@@ -9,9 +9,11 @@ the SQLite store (the contract suite tests/store_contract/ runs against both).
   write fails).
 - **Group commit on a thread of its own** (:mod:`bot.store.postgres.writer`): the writes queued
   in one pass through the store's event loop are handed to the writer thread, which commits
-  them on its own connections and event loop and wakes their callers with ONE call into the
+  them on its own connection and event loop and wakes their callers with ONE call into the
   store's loop: three passes through that loop per commit instead of five, as the SQLite
-  store's writer thread does. The other writes and every read stay on the store's pool.
+  store's writer thread does. One batch commits at a time; the writes queued meanwhile form
+  the next batch, taken by the thread without being woken. The other writes and every read
+  stay on the store's pool.
 - **seq without gaps**: the game row is updated only where ``seq`` is the one before and the
   game is playing, and ``(game_id, seq)`` is the log's primary key; otherwise
   :class:`~bot.store.base.StoreConflict`.
@@ -185,10 +187,6 @@ class PostgresStore(PgReads, Store):
         self.lease_seconds = float(lease_seconds)
         self.lease_wait = max(0.0, float(lease_wait))
         self.pool_size = int(pool_size)
-        #: group-commit batches committing at once, each on a connection of the writer
-        #: thread, beside the ``pool_size`` of the store's pool (with fewer there, 150 games
-        #: starting at once under load waited more than ``connect_timeout`` for one)
-        self.max_writers = max(1, self.pool_size // 2)
         self.connect_timeout = float(connect_timeout)
         #: the lease row found at open (None: no earlier owner); see OwnerRecord
         self.previous_owner: OwnerRecord | None = None
@@ -197,8 +195,9 @@ class PostgresStore(PgReads, Store):
         self._lost = False
         self._heartbeat: asyncio.Task[None] | None = None
         # group commit (see bot.store.postgres.writer): append_command queues a write under
-        # _mutex and wakes the writer thread, whose drainers commit batches on the writer pool
-        # (connections of that thread's loop) and hand each batch's outcomes back to _loop
+        # _mutex and, when no drainer runs, wakes the writer thread, whose ONE drainer commits
+        # batch after batch on a connection of its own (of that thread's loop) until the queue
+        # is empty, and hands each batch's outcomes back to _loop
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the store was opened on
         self._writer: WriterThread | None = None
         self._writer_pool: ConnectionStack | None = None
@@ -206,8 +205,8 @@ class PostgresStore(PgReads, Store):
         self._mutex = threading.Lock()
         self._pending: deque[tuple[CommandWrite, asyncio.Future[None]]] = deque()
         self._wake_due = False  # a wake of the writer thread is scheduled (under _mutex)
-        self._drainers: set[asyncio.Task[None]] = set()  # on the writer thread
-        self._in_flight: set[str] = set()  # games with a write in a batch being committed (ditto)
+        self._draining = False  # the drainer runs and will take what is queued (under _mutex)
+        self._drainer: asyncio.Task[None] | None = None  # on the writer thread
         # on _loop: the writes of each game queued and not settled yet, and the reads waiting
         # for them (read your writes, also when a writer was cancelled: its write goes on)
         self._unsettled: dict[str, int] = {}
@@ -851,38 +850,47 @@ class PostgresStore(PgReads, Store):
         game_id = write.game_id
         with self._mutex:
             self._pending.append((write, future))
-            wake, self._wake_due = not self._wake_due, True
+            # the drainer, when it runs, takes this write after the commit under way: no wake
+            wake = not (self._wake_due or self._draining)
+            if wake:
+                self._wake_due = True
         self._unsettled[game_id] = self._unsettled.get(game_id, 0) + 1
         if wake:  # at the end of this pass through the loop: with every write queued in it
             loop.call_soon(self._hand_over, writer)
         await future
 
     def _hand_over(self, writer: WriterThread) -> None:
-        """On the store's loop, once per pass that queued writes: wake the writer thread.
+        """On the store's loop, at the end of a pass that queued writes while the writer
+        thread was idle: wake it.
 
         Not at the first write of the pass: the thread would take the GIL at once and commit
         that write nearly alone; measured on the benchmark's single run, that doubled the
         commits and the server's CPU seconds, while the latency gained was within the
-        noise. A pass's writes go as one batch, as they did on the store's loop."""
+        noise. A pass's writes go as one batch, as they did on the store's loop. While the
+        drainer runs nothing wakes it (see :meth:`_drain`): every wake is a write into the
+        thread's loop, after which the service's thread waits for the GIL while the writer
+        thread runs (a sixth of the service thread's samples in a profile of the steady run,
+        when every pass woke it)."""
         try:
             writer.soon(self._wake)
         except StoreError as exc:  # the thread is gone: nothing will take the queue
             self._strand(exc)
 
     def _wake(self) -> None:
-        """On the writer thread: start a drainer when there is room for one (at most
-        ``max_writers``, each on a connection of the writer pool)."""
+        """On the writer thread: start the drainer unless it runs."""
         with self._mutex:
             self._wake_due = False
-            pending = bool(self._pending)
-        if pending and len(self._drainers) < self.max_writers:
+            start = bool(self._pending) and not self._draining
+            if start:
+                self._draining = True
+        if start:
             self._start_drainer()
 
     def _start_drainer(self) -> None:
+        """On the writer thread, with ``_draining`` set by the caller (under ``_mutex``)."""
         loop = asyncio.get_running_loop()
         task = loop.create_task(self._drain(), name=f"store-drainer:{self.path}")
-        self._drainers.add(task)
-        task.add_done_callback(self._drainers.discard)
+        self._drainer = task
 
     def _hand_back(
         self,
@@ -933,33 +941,36 @@ class PostgresStore(PgReads, Store):
         await waiter
 
     def _take_batch(self) -> list[tuple[CommandWrite, asyncio.Future[None]]]:
-        """The next batch: the queued writes (in their order, at most MAX_BATCH) of the games
-        that have no write in a batch being committed; the others stay queued, in order, so
-        a game's writes are never split over two batches committing at once."""
-        batch: list[tuple[CommandWrite, asyncio.Future[None]]] = []
-        kept: deque[tuple[CommandWrite, asyncio.Future[None]]] = deque()
-        in_flight = self._in_flight
+        """The next batch: the first queued writes, in their order, at most MAX_BATCH. None
+        queued: the drainer stops (``_draining`` cleared in the same hold of ``_mutex`` as the
+        queue was found empty, so a write queued after it wakes the thread again)."""
         with self._mutex:
             pending = self._pending
-            while pending:
-                item = pending.popleft()
-                if len(batch) < MAX_BATCH and item[0].game_id not in in_flight:
-                    batch.append(item)
-                else:
-                    kept.append(item)
-            self._pending = kept
+            batch = [pending.popleft() for _ in range(min(len(pending), MAX_BATCH))]
+            if not batch:
+                self._draining = False
         return batch
 
     async def _drain(self) -> None:
-        """A group-commit drainer, on the writer thread: commit what is queued, batch by
-        batch, until nothing it may take is left. Up to ``max_writers`` run at once (each on a
-        connection of the writer pool), so one batch's commit wait overlaps the next batch."""
+        """The group commit's ONE drainer, on the writer thread: commit what is queued, batch
+        by batch (the writes queued during a commit form the next batch), until the queue is
+        empty. One batch at a time, so a game's writes are committed in their order, and a
+        batch is as large as the writes that came during the commit before it: at a steady
+        load below capacity, fewer and larger commits (the server's CPU per command, and the
+        wakes of this thread, which cost the service's thread the GIL) for a wait of at most
+        one commit more."""
+        try:
+            await self._drain_batches()
+        finally:
+            with self._mutex:  # a bug or a cancel must not leave the queue without a drainer
+                self._draining = False
+                self._drainer = None
+
+    async def _drain_batches(self) -> None:
         while True:
             batch = self._take_batch()
             if not batch:
                 return
-            games = {w.game_id for w, _ in batch}
-            self._in_flight |= games
             handed = False
 
             def committed(b: list[tuple[CommandWrite, asyncio.Future[None]]] = batch) -> None:
@@ -980,8 +991,6 @@ class PostgresStore(PgReads, Store):
                 if isinstance(exc, asyncio.CancelledError):
                     raise
                 continue  # the others queued still need a drainer
-            finally:
-                self._in_flight -= games
             if not handed:
                 self._hand_back(batch, outcomes)
 
@@ -1006,12 +1015,15 @@ class PostgresStore(PgReads, Store):
         writer pool."""
         while True:
             with self._mutex:
-                pending = bool(self._pending)
-            if pending and not self._drainers:
+                start = bool(self._pending) and not self._draining
+                if start:
+                    self._draining = True
+            if start:
                 self._start_drainer()
-            if not self._drainers:
+            drainer = self._drainer
+            if drainer is None:
                 break
-            await asyncio.wait(set(self._drainers))
+            await asyncio.wait({drainer})
         pool = self._writer_pool
         if pool is not None:
             try:

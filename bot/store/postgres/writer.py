@@ -85,8 +85,8 @@ class WriterThread:
 
 class ConnectionStack:
     """The writer thread's connections: a stack of open ones, a new one made when none is free.
-    The group commit's drainers hold at most one each, so there are never more than drainers
-    (``max_writers``). Used as asyncpg's pool is (``acquire()`` as an async context manager,
+    The group commit's one drainer holds one at a time, so there is one open (a cut one is
+    dropped when given back, and the next use connects anew). Used as asyncpg's pool is (``acquire()`` as an async context manager,
     ``close()``, ``terminate()``), without its costs per use: asyncpg's pool gives a connection
     back in a shielded task of its own, four more passes through the thread's loop per batch,
     each of which waits for the GIL while the service's thread is busy."""
