@@ -26,7 +26,9 @@ async def test_a_version_1_database_migrates_forward_and_keeps_its_rows(
     await first.append_command(write(1))
     await first.close()
     # what a database written by schema version 1 looks like
-    pg_server.sql(pg_url, "DROP FUNCTION rummy_write_commands")
+    for function in ("rummy_write_commands", "rummy_held_shards", "rummy_owner_row"):
+        pg_server.sql(pg_url, f"DROP FUNCTION {function}")
+    pg_server.sql(pg_url, "DROP FUNCTION rummy_lock_leases")  # used by the two before
     pg_server.sql(pg_url, "DROP TABLE shard_leases")
     pg_server.sql(pg_url, "UPDATE schema_version SET version = 1")
     reader = open_store(pg_url, readonly=True)

@@ -22,6 +22,10 @@ _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 APPLICATION = "rummy-bot"
 #: the advisory lock key of opening (migrations, the owner lease): "RUMB"
 LOCK_KEY = 0x52554D42
+#: the advisory locks of the leases since migration 0004 (``(class, key)``): a write takes
+#: them shared, a takeover exclusive; the key is the shard, or OWNER_KEY for the owner lease
+LEASE_LOCK_CLASS = 0x4C53  # "LS"
+OWNER_KEY = -1
 
 
 def _load() -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -19,9 +19,11 @@ the SQLite store (the contract suite tests/store_contract/ runs against both).
   :class:`~bot.store.base.StoreConflict`.
 - **The owner lease** (table ``owner``, one row, as in SQLite): taken when a writable store
   opens (under an advisory lock, with the migrations), renewed every ``lease_seconds / 3``;
-  every write transaction first reads the row ``FOR SHARE``, so a process taking the lease
-  over waits for the writes in flight and every later write of the old owner is refused
-  (:class:`~bot.store.base.StoreOwnerLost`).
+  every write transaction first takes the lease's advisory lock SHARED and then reads the row,
+  and a process taking the lease over takes that lock EXCLUSIVE first, so it waits for the
+  writes in flight and every later write of the old owner is refused
+  (:class:`~bot.store.base.StoreOwnerLost`). The shard leases work alike, one lock per shard
+  (migration 0004; no row lock, so no WAL, per commit).
 - **Faults**: a server that cannot be reached at open is a one-line ``StoreError``
   (``code="unreachable"``); a connection lost during a call fails that call
   (``code="unavailable"``, nothing acknowledged) and the pool connects again at the next one.
@@ -95,7 +97,7 @@ from ..records import (
 from ..writes import settle_batch
 from .errors import connect_error, is_connection_error, pg_error, safe_url
 from .reads import PgReads, Query, check_status, check_text
-from .schema import LOCK_KEY, check_identity, identity, migrate
+from .schema import LEASE_LOCK_CLASS, LOCK_KEY, OWNER_KEY, check_identity, identity, migrate
 from .writer import ConnectionStack, WriterThread
 from .writes import (
     KV_UPSERT,
@@ -244,7 +246,7 @@ class PostgresStore(PgReads, Store):
             settings["default_transaction_read_only"] = "on"
         else:
             # a process stopped inside a write transaction (SIGSTOP, a frozen VM) would keep
-            # its lease rows locked FOR SHARE and block the takeover: the server ends such a
+            # its leases' shared locks and block the takeover: the server ends such a
             # transaction after a lease period (ours last milliseconds)
             idle = max(5.0, self.lease_seconds)
             settings["idle_in_transaction_session_timeout"] = str(round(idle * 1000))
@@ -357,6 +359,8 @@ class PostgresStore(PgReads, Store):
 
     async def _take_lease(self, conn: asyncpg.Connection) -> str:
         """Take the owner lease (inside the opening transaction) or raise StoreLocked."""
+        # the writes in flight of an earlier owner (their shared lock) end first; see 0004
+        await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", LEASE_LOCK_CLASS, OWNER_KEY)
         now = time.time()
         holder = owner_from_row(
             await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1 FOR UPDATE")
@@ -388,8 +392,9 @@ class PostgresStore(PgReads, Store):
 
     async def _check_owner(self, conn: asyncpg.Connection) -> None:
         """Inside a write transaction: the lease row is still ours, and stays so until this
-        transaction ends (FOR SHARE: a process taking it over waits for it)."""
-        row = await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1 FOR SHARE")
+        transaction ends (read under a shared advisory lock: a process taking it over takes
+        that lock exclusive first, so it waits for this transaction; migration 0004)."""
+        row = await conn.fetchrow("SELECT * FROM rummy_owner_row()")
         if row is not None and row[0] == self._token and row[5] is None:
             return
         self._lost = True
@@ -559,8 +564,8 @@ class PostgresStore(PgReads, Store):
     ) -> None:
         """Inside a write transaction: this store still holds, with its token, the lease of the
         shard of every game written (a game not stored yet: of its guild), and keeps it until
-        the transaction ends (the rows are read FOR SHARE: a takeover waits). Else
-        StoreFenced."""
+        the transaction ends (the rows are read under shared advisory locks, which a takeover
+        takes exclusive first: it waits; migration 0004). Else StoreFenced."""
         count = self.shard_count or 1
         needed = {shard_of(guild, count) for guild in guilds}
         unknown = sorted({g for g in games if g not in self._game_shards})
@@ -573,10 +578,9 @@ class PostgresStore(PgReads, Store):
         if not needed:
             return  # no such game: the write itself says so
         rows = await conn.fetch(
-            "SELECT shard, token FROM shard_leases WHERE shard = ANY($1::int[]) AND "
-            "holder = $2 AND released IS NULL ORDER BY shard FOR SHARE",
-            sorted(needed),
+            "SELECT held_shard, held_token FROM rummy_held_shards($1, $2::int[])",
             self._holder,
+            sorted(needed),
         )
         # on a copy (this runs on the writer thread too, while the store's loop may change
         # _held), then the shards it found lost leave _held
@@ -614,8 +618,13 @@ class PostgresStore(PgReads, Store):
         started, _ = process_facts(os.getpid())
 
         async def work(conn: asyncpg.Connection) -> dict[int, int]:
-            # one acquirer at a time (new rows included), then every row locked
+            # one acquirer at a time (new rows included); the writes in flight of the shards'
+            # holders end first (their shared lease locks, migration 0004); every row locked
             await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
+            for shard in sorted(set(shards)):
+                await conn.execute(
+                    "SELECT pg_advisory_xact_lock($1, $2)", LEASE_LOCK_CLASS, int(shard)
+                )
             await self._refuse_live_owner(conn)
             rows = {lease.shard: lease for lease in await read_shard_leases(conn, lock=True)}
             steps = acquire_steps(

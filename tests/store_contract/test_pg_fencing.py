@@ -1,0 +1,99 @@
+"""The PostgreSQL store's fencing while a write is in flight (issue 17 item 2: a process that lost
+its lease can never write a move), on a real server:
+
+- a takeover of a shard waits for the old holder's write that is inside the server: that write
+  commits (it was checked while the lease was still its holder's), the takeover follows, and
+  the old holder's next write is refused with nothing written;
+- the same for the owner lease of an unsharded store taken over by a new owner.
+
+A write is held inside the server by a table lock taken from outside the store (after its lease
+check: the check comes first in every write), so the order is forced, whatever the timing."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from bot.store import StoreFenced, StoreOwnerLost
+from bot.store.postgres.store import PostgresStore
+from tests.pg import PgServer
+from tests.store_contract.helpers import SEATS, T0, game, started, write
+from tests.store_contract.test_pg_writer import table_locked, waiting_backends
+
+LEASE = 30.0
+
+
+def guild0() -> str:
+    """A guild on shard 0 of 2."""
+    return str(6000 << 22)
+
+
+async def test_a_shard_takeover_waits_for_the_write_in_flight_then_fences_the_old_holder(
+    pg_server: PgServer, pg_url: str
+):
+    a = PostgresStore(pg_url, shard_count=2)
+    b = PostgresStore(pg_url, shard_count=2)
+    await a.open()
+    await b.open()
+    try:
+        assert await a.acquire_shards([0], now=T0, lease_seconds=LEASE) == {0: 1}
+        await a.create_game(game("g0", guild_id=guild0()))
+        await a.start_game(
+            "g0", seats=SEATS, seed=7, snapshot_json='{"deal":1}', deadline=None, at=T0
+        )
+        async with table_locked(pg_url):
+            in_flight = asyncio.ensure_future(a.append_command(write(1, "g0")))
+            await waiting_backends(pg_server, pg_url, 1)  # a's write: past its lease check
+            # a's lease has expired for b, which takes shard 0 over: it must wait for a's write
+            takeover = asyncio.ensure_future(
+                b.acquire_shards([0], now=T0 + LEASE, lease_seconds=LEASE)
+            )
+            await waiting_backends(pg_server, pg_url, 2)
+            assert not takeover.done() and not in_flight.done()
+        await in_flight  # checked while a held the lease: committed and acknowledged
+        assert await takeover == {0: 2}
+        assert [c.seq for c in await b.commands("g0")] == [1]
+        with pytest.raises(StoreFenced):
+            await a.append_command(write(2, "g0"))
+        assert (await b.load_game("g0")).seq == 1
+        await b.append_command(write(2, "g0"))  # the new holder goes on
+        assert [c.seq for c in await b.commands("g0")] == [1, 2]
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_an_owner_takeover_waits_for_the_write_in_flight_then_fences_the_old_owner(
+    pg_server: PgServer, pg_url: str
+):
+    a = PostgresStore(pg_url, lease_seconds=1.0)
+    await a.open()
+    try:
+        await started(a, "g1")
+        heartbeat = a._heartbeat  # a stops renewing: a paused process, as far as others see
+        assert heartbeat is not None
+        heartbeat.cancel()
+        async with table_locked(pg_url):
+            in_flight = asyncio.ensure_future(a.append_command(write(1, "g1")))
+            await waiting_backends(pg_server, pg_url, 1)
+            # until a's last heartbeat is older than its lease: then b may take it over
+            ((beat,),) = pg_server.sql(pg_url, "SELECT heartbeat FROM owner")
+            while time.time() - beat <= 1.5:
+                await asyncio.sleep(0.1)
+            b = PostgresStore(pg_url, lease_seconds=1.0)
+            opening = asyncio.ensure_future(b.open())
+            await waiting_backends(pg_server, pg_url, 2)
+            assert not opening.done() and not in_flight.done()
+        await in_flight
+        await opening
+        try:
+            assert b.owned and b.owner_token != a.owner_token
+            with pytest.raises(StoreOwnerLost):
+                await a.append_command(write(2, "g1"))
+            assert [c.seq for c in await b.commands("g1")] == [1]
+        finally:
+            await b.close()
+    finally:
+        await a.close()
