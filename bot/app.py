@@ -17,17 +17,22 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
 from discord.ext import commands
 
 from .ops.health import gateway_check, store_check
-from .ops.http import OpsServer, OpsServerError
 from .ops.logs import configure_logging
-from .ops.metrics import PrometheusMetrics
 from .settings import DEFAULT_DATABASE_URL, Settings, parse_shard_ids, read_env_file
+
+if TYPE_CHECKING:
+    from .ops.http import OpsServer
+    from .ops.metrics import PrometheusMetrics
+
+# The operations server and prometheus-client are imported only when METRICS_PORT is set (the
+# bot without it neither counts nor serves metrics, and need not hold the module).
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
@@ -65,6 +70,8 @@ def ops_server(
     """The operations server of ``bot`` (not yet listening): ``/healthz`` is healthy while the
     Discord gateway is connected and the bot's store answers a read; ``/metrics`` exports
     ``metrics`` (which the bot's service and Discord delivery count into) and the live games."""
+    from .ops.http import OpsServer
+
     metrics.watch_live_games(lambda: live_games(bot))
     checks = [gateway_check(bot), store_check(lambda: getattr(bot, "store", None))]
     return OpsServer(metrics, checks, host=host, port=port)
@@ -75,8 +82,11 @@ async def run(settings: Settings, **service_options: Any) -> int:
     ``settings.metrics_port`` is set. Returns a process exit code: 2 when the port cannot be
     used or Discord refuses the token (restarting does not help), 1 when Discord cannot be
     reached (one log line each)."""
-    metrics = PrometheusMetrics() if settings.metrics_port else None
-    if metrics is not None:
+    metrics = None
+    if settings.metrics_port:
+        from .ops.metrics import PrometheusMetrics
+
+        metrics = PrometheusMetrics()
         service_options.setdefault("metrics", metrics)
     bot = create_bot(settings, **service_options)
     async with bot:
@@ -85,6 +95,8 @@ async def run(settings: Settings, **service_options: Any) -> int:
             ops = ops_server(
                 bot, metrics, port=settings.metrics_port or 0, host=settings.metrics_host
             )
+            from .ops.http import OpsServerError
+
             try:
                 await ops.start()
             except OpsServerError as exc:

@@ -56,3 +56,9 @@ def test_renderer_loads_rendering_when_built_and_draws(tmp_path):
     )
     assert loaded["PIL"] and loaded["rendering"]
     assert not loaded["asyncpg"]
+
+
+def test_bot_app_loads_prometheus_only_for_the_metrics_port():
+    loaded = _loaded_after("import bot.app")
+    assert not loaded["prometheus_client"]
+    assert not loaded["asyncpg"] and not loaded["PIL"]
