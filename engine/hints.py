@@ -219,17 +219,19 @@ def _changed(game: TileGame) -> bool:
 
 class _Search:
     """What one hint may still spend: at most :data:`SOLVE_LIMIT` solves (the plain plays come
-    first, swaps after), none after one ran out of its budget (the table is too involved: the
-    answer then says it is not exact)."""
+    first, swaps after), none after one ran out of its budget (``spent``: the table is too
+    involved). ``exact``: every search so far was complete (else the answer says it is not
+    exact); an incomplete legal search of one state does not stop the search of the next."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.solves = SOLVE_LIMIT
         self.exact = True
+        self.spent = False
 
     def solve(self, game: TileGame, *, jokers_stay: bool, counted: bool = True) -> Solution | None:
         """``counted=False``: a question asked before (the solver remembers its answer)."""
-        if not self.exact or (counted and self.solves <= 0):
+        if self.spent or (counted and self.solves <= 0):
             return None
         if counted:
             self.solves -= 1
@@ -247,7 +249,7 @@ class _Search:
                 jokers_stay=jokers_stay,
             )
         except SolverBudgetExceeded:
-            self.exact = False
+            self.exact, self.spent = False, True
             return None
 
 
@@ -306,11 +308,13 @@ def _legal_options(
 ) -> list[Option]:
     """The best play the engine accepts (engine/tile/legal.py), for each state whose bound -
     the solver's free answer, already known - places more than the best option found: a swap
-    first where the play needs one, then the play as commands."""
+    first where the play needs one, then the play as commands. A state whose legal search runs
+    out of its budget does not stop the next one (the start of the turn often has the simpler
+    table), so a hint after changes never offers less than the hint at the start of the turn."""
     seat = search.seat
     found: list[Option] = []
     for state, reset in states:
-        if not search.exact:
+        if search.spent:
             break
         best = min((o.left for o in options + found), default=None)
         free = search.solve(state, jokers_stay=False, counted=False)
@@ -321,9 +325,9 @@ def _legal_options(
             continue  # the bound is reached already, and no move first could raise it
         try:
             play = legal_play(state, seat)
-        except SolverBudgetExceeded:
+        except SolverBudgetExceeded:  # this state's table is too involved: try the next one
             search.exact = False
-            break
+            continue
         search.exact = search.exact and play.exact
         if play.solution is None:
             continue
