@@ -39,9 +39,12 @@ Every candidate is checked by the engine itself (``adopt_solution`` and the end-
 ``check_turn`` on a copy) before it counts; the best accepted one wins, and the search stops as
 soon as one reaches the bound. ``exact`` says whether the search was complete: a budget spent,
 or fates or combinations cut (:data:`FATE_OPTIONS`, :data:`FATE_COMBOS`), make it inexact.
-Not generated (the position then stays inexact unless the bound is reached): a meld holding
-two tied jokers (each joker's fate is its own meld), a third move before the play, Stein's
-``take`` (a hand joker for a table tile: never more pieces placed).
+Two tied jokers may share a final meld (:func:`_pair`: a fate of the first holding both, the
+second ``joined``). The solver is given the working table with the pieces laid this turn beside
+a joker meld, and melds whose jokers were laid this turn, as loose pieces (:func:`_solver_table`).
+Not generated (the position then stays inexact unless the bound is reached): three tied jokers
+in one meld, or two and a rack joker; a third move before the play; Stein's ``take`` (a hand
+joker for a table tile: never more pieces placed).
 """
 
 from __future__ import annotations
@@ -142,17 +145,56 @@ def _score(rules, faces: Sequence[Face], mode: Mode) -> int:
 
 
 def _solve(g: TurnContext, seat: int, must, *, mode: Mode, jokers_stay: bool, budget: int, **kw):
+    table, fixed = _solver_table(g, seat) if "table" not in kw else (kw["table"], kw["fixed"])
     return solve(
-        kw.get("table", g.table_faces(working=True)),
+        table,
         kw.get("hand", g.faces(g.turn.rack)),
         g.rules,
         opened=g.opened[seat],
         mode=mode,
-        fixed=kw.get("fixed", fixed_melds(g, seat)),
+        fixed=fixed,
         must_place=must,
         budget=budget,
         jokers_stay=jokers_stay,
     )
+
+
+def _solver_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]]:
+    """The working table as the solver gets it, and its fixed melds. A meld holding a held
+    joker and pieces laid beside its start meld earlier in the turn goes as the stretch of it
+    from the first to the last piece of the start meld (when that is a valid meld) and the
+    rest one by one: only
+    the start meld's tiles stay together (RULES.md "Preset rummikub"), the rest may leave,
+    and a solver that keeps a valid joker meld whole could not take them out. So does a meld
+    whose jokers were all laid from the rack this turn (the player's own pieces, free)."""
+    held = held_jokers(g)
+    spec = g.rules.meld_spec
+    fixed = fixed_melds(g, seat)
+    table: list[list[Face]] = []
+    kept: set[int] = set()
+    for k, meld in enumerate(g.turn.table):
+        homes = {held[i][0] for i in meld.ids if i in held}
+        rest: list[int] = []
+        if k in fixed:
+            kept.add(len(table))
+        elif len(homes) == 1:
+            start = {i for i in g.table[min(homes)].ids if i not in g.turn.freed}
+            at = [n for n, i in enumerate(meld.ids) if i in start]
+            window = meld.ids[at[0] : at[-1] + 1] if at else []
+            if at and len(window) < len(meld.ids) and positional_reading(g.faces(window), spec):
+                table.append(g.faces(window))  # the start meld's stretch (a swap's tile in it)
+                rest = [i for i in meld.ids if i not in window]
+        elif (
+            not homes
+            and any(g.deck[i].is_joker for i in meld.ids)
+            and tuple(meld.ids) not in {tuple(m.ids) for m in g.table}
+        ):
+            rest = list(meld.ids)
+        if rest:
+            table += [[g.deck[i]] for i in rest]
+        else:
+            table.append(g.faces(meld.ids))
+    return table, kept
 
 
 def _kept_solve(g: TurnContext, seat: int, must, mode: Mode, spend, **kw) -> Solution | None:
@@ -399,8 +441,11 @@ class _State:
         fates = _tied_fates(g, seat, self.free)
         if not fates:
             return
-        if len(fates) > 1:
-            spend.exact = False  # two tied jokers might end in one meld: not generated
+        tied = Counter(f.joined for options in fates for f in options)
+        if len(fates) > 2 or (len(fates) == 2 and not tied[True]):
+            spend.exact = False  # three tied jokers in one meld are not generated
+        elif len(fates) == 2 and _spare_jokers(g) > 0:
+            spend.exact = False  # nor two tied jokers and a rack joker in one meld
         table = g.table_faces(working=True)
         hand = g.faces(g.turn.rack)
         fixed = fixed_melds(g, seat)
@@ -421,6 +466,12 @@ class _State:
             ):
                 self.best, self.best_score = found, score
             yield True
+
+
+def _spare_jokers(g: TurnContext) -> int:
+    """Rack jokers that no rule ties (Rummikub: the jokers freed this turn are tied)."""
+    freed = set(g.turn.freed)
+    return sum(1 for i in g.turn.rack if g.deck[i].is_joker and i not in freed)
 
 
 def _homes(g: TurnContext) -> list[tuple[set[Face], bool]]:
@@ -646,6 +697,8 @@ class _Fate:
     rack: tuple[Face, ...]
     keep: int = -1
     hinted: bool = False  # the free answer lays this meld
+    partner: int = -1  # a meld of two tied jokers: the other one's index (its fate: joined)
+    joined: bool = False  # this joker lies in the meld of tied joker ``partner``
 
 
 def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
@@ -664,6 +717,7 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
     hinted = [Counter(m) for m in free.table if any(f.is_joker for f in m)]
 
     hinted_sets = [set(m) for m in hinted]
+    pairing: list[tuple] = []  # per joker of ``out``: what pairs it with another
 
     def mark(fate: _Fate) -> _Fate:
         faces = set(fate.meld)
@@ -688,6 +742,7 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
                 rack_jokers = (Tile.joker(),) * (sum(1 for f in meld if f.is_joker) - 1)
                 options.append(mark(_Fate(tuple(meld), joker_face, rack_jokers)))
             out.append(options)
+            pairing.append(("held", set(home), strict, pool))
     if not rules.joker_freed_to_hand:
         freed = [j for j in g.turn.freed if j in g.turn.rack]
         on_table = {i for m in g.turn.table for i in m.ids}
@@ -701,7 +756,112 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
             for meld in _melds_with_joker(free_table, rack, spec, None, need, spare):
                 options += [mark(f) for f in _rack_sources(meld, rack, played)]
             out.append(options)
+            pairing.append(("freed",))
+    _pair(out, pairing, rack, spec, mark)
     return out
+
+
+def _pair(out: list[list[_Fate]], pairing: list[tuple], rack: Counter, spec, mark) -> None:
+    """Two tied jokers in one meld: for each pair, fates of the first whose meld holds both
+    (``partner``: the second's fate is then ``joined``). Held jokers (Stein): the melds of
+    :func:`_pair_melds`; jokers freed this turn (Rummikub): the fates of the first with two
+    jokers from the rack (:func:`_rack_sources`), the second being the other one."""
+    joker = Tile.joker()
+    for i, j in itertools.combinations(range(len(out)), 2):
+        if pairing[i][0] != pairing[j][0]:
+            continue
+        if pairing[i][0] == "freed":
+            joint = [
+                replace(f, partner=j)
+                for f in out[i]
+                if f.keep < 0 and sum(1 for x in f.meld if x.is_joker) == 2
+            ]
+        else:
+            _, home_i, strict_i, pool = pairing[i]
+            _, home_j, strict_j, _ = pairing[j]
+            pool = pool.copy()
+            pool[joker] -= 1  # the second joker is in the meld too
+            joint = [
+                mark(_Fate(meld, (joker, joker), (), partner=j))
+                for meld in _pair_melds(pool, rack, spec, (home_i, home_j), (strict_i, strict_j))
+            ]
+        if joint:
+            out[i] += joint
+            out[j].append(_Fate((), (), (), partner=i, joined=True))
+
+
+def _pair_melds(pool: Counter, rack: Counter, spec, homes, stricts) -> list[tuple[Face, ...]]:
+    """The cores of a final meld holding two tied jokers (and no other joker), each beside a
+    real piece of its start meld (``homes``), a group joker's meaning kept (``stricts``): a
+    group of their value with a piece of each home, or the run spanning both jokers and the
+    nearest piece of each home (three pieces at least; where runs wrap, lengthened by up to
+    :data:`FATE_GROW` at each end, as :func:`_melds_with_joker` says why). The solve keeps
+    the core whole and lengthens or completes it."""
+    joker = Tile.joker()
+    have = Counter({f: n for f, n in (pool + rack).items() if n > 0 and not f.is_joker})
+    found: dict[tuple[Face, ...], None] = {}
+    groups = {s[1] for s in stricts if s is not None and s[0] == "group"}
+    if len(groups) > 1:
+        return []
+    home_i, home_j = homes
+    for value in range(1, 14):
+        if groups and value not in groups:
+            continue
+        faces = [Tile(c, value) for c in range(4) if have[Tile(c, value)]]
+        for size in (1, 2):
+            for reals in itertools.combinations(faces, size):
+                if home_i.isdisjoint(reals) or home_j.isdisjoint(reals):
+                    continue
+                meld = (*reals, joker, joker)
+                reading = positional_reading(meld, spec)
+                if reading is not None and reading.kind == "group":
+                    found.setdefault(meld, None)
+    if groups:
+        return list(found)
+    wrap = spec.run_mode == "wrap"
+    grow = FATE_GROW if wrap else 0
+    longest = spec.max_run
+    for piece in sorted(home_i & set(have), key=str):
+        colour, base = piece.suit, piece.rank
+
+        def face(o: int, colour: int = colour, base: int = base) -> Face:
+            return Tile(colour, (base - 1 + o) % 13 + 1)
+
+        for lo in range(0, -longest, -1):
+            if not wrap and base + lo < 1:
+                break
+            for hi in range(max(lo + 2, 0), lo + min(longest, 13)):
+                if not wrap and base + hi > 13:
+                    break
+                span = range(lo, hi + 1)
+                missing = [o for o in span if not have[face(o)]]
+                if len(missing) > 2:
+                    break
+                for a, b in itertools.combinations(span, 2):
+                    if any(o not in (a, b) for o in missing) or 0 in (a, b):
+                        continue
+                    reals = [o for o in span if o not in (a, b)]
+                    near_j = [o for o in reals if face(o) in home_j]
+                    if not near_j:
+                        continue
+                    ends = {a, b, 0, *near_j}
+                    if lo not in ends or hi not in ends:
+                        continue  # not a core: an end piece is no joker and no home piece
+                    for left, right in itertools.product(range(grow + 1), repeat=2):
+                        first, last = lo - left, hi + right
+                        if last - first + 1 > min(longest, 13):
+                            continue
+                        if any(
+                            not have[face(o)] for o in (*range(first, lo), *range(hi + 1, last + 1))
+                        ):
+                            continue
+                        meld = tuple(
+                            joker if o in (a, b) else face(o) for o in range(first, last + 1)
+                        )
+                        reading = positional_reading(meld, spec)
+                        if reading is not None and reading.kind == "run":
+                            found.setdefault(meld, None)
+    return list(found)
 
 
 def _melds_with_joker(
@@ -817,7 +977,7 @@ def _laid(combo, table, fixed):
     taken_rack: Counter = Counter()
     new: list[list[Face]] = []
     for fate in combo:
-        if fate.keep >= 0:
+        if fate.keep >= 0 or fate.joined:
             continue
         for face in fate.table:
             k = next((k for k in removable if face in melds[k]), None)
@@ -836,7 +996,7 @@ def _broken(combo, table, fixed, spec, holding=None) -> int:
     keep = {f.keep for f in combo if f.keep >= 0}
     changed: dict[int, list[Face]] = {}
     for fate in combo:
-        if fate.keep >= 0:
+        if fate.keep >= 0 or fate.joined:
             continue
         for face in fate.table:
             for k in holding[face] if holding is not None else range(len(table)):
@@ -889,21 +1049,28 @@ def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend):
             return None
         if any(used_rack[f] + n > rack[f] for f, n in r.items()):
             return None
-        return _Fate(fate.meld, tuple(t.elements()), tuple(r.elements()), hinted=fate.hinted)
+        return replace(fate, table=tuple(t.elements()), rack=tuple(r.elements()))
 
     def walk(i: int, picked: list[_Fate], used_table: Counter, used_rack: Counter, keeps: set):
         if len(chosen) >= FATE_COMBOS * 3:
             spend.exact = False
             return
         if i == len(fates):
-            moved = sum(1 for f in picked if f.keep < 0)
+            moved = sum(1 for f in picked if f.keep < 0 and not f.joined)
             if moved:
-                unhinted = sum(1 for f in picked if f.keep < 0 and not f.hinted)
+                unhinted = sum(1 for f in picked if f.keep < 0 and not f.joined and not f.hinted)
                 overlap = (sum((Counter(f.rack) for f in picked), Counter()) & wanted).total()
                 broken = _broken(picked, table, fixed, spec, holding)
                 chosen.append((-overlap, broken, unhinted, moved, list(picked)))
             return
+        joint = next((p for p, f in enumerate(picked) if f.partner == i and not f.joined), None)
         for fate in fates[i]:
+            if fate.joined or joint is not None:  # in the meld of a tied joker picked before
+                if fate.joined and joint == fate.partner:
+                    picked.append(fate)
+                    walk(i + 1, picked, used_table, used_rack, keeps)
+                    picked.pop()
+                continue
             if fate.keep >= 0:
                 if fate.keep in keeps:
                     picked.append(fate)

@@ -1,21 +1,28 @@
 """``hint`` and ``place`` reach the best play the ENGINE accepts (issue 18), on small positions.
 
-The brute force knows nothing of the solver: from the start of a turn, after each ``swap``
-the engine accepts there and after each second ``swap`` after that, it lays every subset of
-the rack with every partition of the pieces into melds (claims stay as they are), and asks the
-engine's own end-of-turn check (``engine.tile.ending.check_turn``: every meld valid as it lies,
-every joker rule) whether the turn could end so. The most rack pieces (value mode: face value,
-a joker its rack penalty) over the accepted tables is the optimum. Count: the hint, typed back,
-must be accepted and place that many; ``place`` of the optimum's pieces must be accepted too
-(with a ``swap`` first where the play needs one). Value: ``legal_play(mode="value")`` must
-reach the optimum and its play be accepted. Positions: :func:`positions` - Rummikub, Stein and
-Stein Plus (a quarter with another player's claim), one or two table melds (jokers in them),
-two to four rack pieces, at most two jokers; :func:`joker_positions` - a joker run of up to
-seven pieces, a second table joker, rack tiles the jokers stand for (one or two swaps) and
-tiles around the run; and :data:`GAPS`, one position per gap the search once had.
+The brute force knows nothing of the solver: from the turn as it is, and after each chain of
+up to three ``swap`` commands the engine accepts there, it lays every subset of the rack with
+every partition of the pieces into melds (claims stay as they are; a meld that would hold a
+table joker without a real tile of its start meld is not tried), and asks the engine's own
+end-of-turn check (``engine.tile.ending.check_turn``: every meld valid as it lies, every joker
+rule) whether the turn could end so. The most rack pieces (value mode: face value, a joker its
+rack penalty) over the accepted tables is the optimum; after earlier moves in the turn the hint
+may also ``reset``, so it must leave the fewest pieces of both. Count: the hint, typed back, must
+be accepted and reach it; ``place`` of the optimum's pieces must be accepted too. Value:
+``legal_play(mode="value")`` must reach the optimum and its play be accepted. Positions:
+:func:`positions` - Rummikub, Stein and Stein Plus (a quarter with another player's claim), one
+or two table melds (jokers in them), two to four rack pieces, at most two jokers;
+:func:`joker_positions` - a joker run of up to seven pieces, a second table joker, rack tiles the
+jokers stand for and tiles around the run; :func:`tied_positions` - two jokers in one table meld
+(tied), up to four table jokers, three swaps in a row; :func:`turn_positions` - any of those
+after three to five earlier commands of the turn; and :data:`GAPS`, one position per gap the
+search once had. :func:`test_the_generators_make_the_cases_they_exist_for` fails when the
+generators stop making their cases.
 
-``make test`` runs a fixed number of derandomised examples; ``LEGAL_PLAY_EXAMPLES=2000`` runs that
-many random ones (the longer search, not in CI).
+``make test`` runs a fixed number of derandomised examples (a third of them on the bigger
+positions; the file runs in about 30 s); the long search, not in CI:
+``LEGAL_PLAY_EXAMPLES=2000 .venv/bin/python -m pytest tests/engine/test_legal_play.py`` (random
+examples; ``--hypothesis-seed=N`` for a sweep of seeds).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import os
 from collections import Counter
 from itertools import combinations
 
-from hypothesis import HealthCheck, Phase, assume, example, given, settings
+from hypothesis import HealthCheck, Phase, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import RummyError
@@ -34,7 +41,7 @@ from engine.pieces import Face, Tile, format_faces
 from engine.rules import preset
 from engine.tile.ending import check_turn
 from engine.tile.legal import accepts, describe, legal_play
-from engine.tile.turn import Meld, arrange, play_from_rack
+from engine.tile.turn import Meld, arrange, held_jokers, play_from_rack
 from engine.tiles import TileGame
 
 JOKER = Tile.joker()
@@ -49,15 +56,23 @@ BRUTE_FORCE = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
+#: the same for the bigger positions (two tied jokers, earlier moves): a third of the examples
+#: in CI (their brute force costs more), all of them with LEGAL_PLAY_EXAMPLES
+BRUTE_FORCE_BIG = settings(BRUTE_FORCE, max_examples=EXAMPLES if RANDOM else max(1, EXAMPLES // 3))
 
 
 # -- the brute force ----------------------------------------------------------------------------
 
 
-def _valid_blocks(g: TileGame, ids: list[int]):
+def _valid_blocks(g: TileGame, ids: list[int], ties: dict | None = None):
     """Every partition of ``ids`` into melds valid as the engine lays them (arranged). A
     meld's pieces share a value (group) or a colour (run) with its first piece, or are jokers
-    (RULES.md "Common ground"), so only those are tried beside it."""
+    (RULES.md "Common ground"), so only those are tried beside it; a meld holding a table
+    joker not freed this turn also holds a real tile of its start meld (Rummikub: every
+    piece of it left there), or the engine's end-of-turn check refuses it
+    (``joker.left_meld``, ``joker.locked_meld``), so no other is tried."""
+    if ties is None:
+        ties = _ties(g)
     if not ids:
         yield []
         return
@@ -74,37 +89,60 @@ def _valid_blocks(g: TileGame, ids: list[int]):
     for size in range(2, len(near) + 1):
         for others in combinations(near, size):
             block = [first, *others]
+            inside = set(block)
+            if any(j in inside and not need(inside) for j, need in ties.items()):
+                continue
             ordered = arrange(g, block)
             if positional_reading(g.faces(ordered), g.rules.meld_spec) is None:
                 continue
             left = [i for i in rest if i not in others]
-            for tail in _valid_blocks(g, left):
+            for tail in _valid_blocks(g, left, ties):
                 yield [ordered, *tail]
 
 
-def _accepted_tables(state: TileGame, seat: int, mode: str = "count"):
-    """(rack pieces placed, the state) for every table the engine accepts from ``state``
-    (count mode: one per subset of the rack; value mode: every one)."""
-    fixed = [m for m in state.turn.table if m.claim is not None]
-    loose = [i for m in state.turn.table if m.claim is None for i in m.ids]
+def _ties(g: TileGame) -> dict:
+    """Per table joker not freed this turn, what a meld holding it must hold: a real tile of
+    its start meld, and under ``joker_meld_no_split`` every piece of it not freed."""
+    out = {}
+    for joker, (index, _meaning) in held_jokers(g).items():
+        home = [i for i in g.table[index].ids if i not in g.turn.freed]
+        reals = {i for i in home if not g.deck[i].is_joker}
+        whole = set(home) if g.rules.joker_meld_no_split else set()
+        out[joker] = lambda inside, reals=reals, whole=whole: (
+            bool(inside & reals) and whole <= inside
+        )
+    return out
+
+
+def _subsets(state: TileGame) -> list[list[int]]:
+    """The subsets of the rack, one per set of faces (a freed joker told apart)."""
     rack = list(state.turn.rack)
     seen: set[tuple] = set()
+    out = []
     for n in range(len(rack) + 1):
         for chosen in combinations(rack, n):
             sig = tuple(sorted((str(state.deck[i]), i in state.turn.freed) for i in chosen))
-            if sig in seen:
-                continue
-            seen.add(sig)
-            for blocks in _valid_blocks(state, loose + list(chosen)):
-                probe = state.copy()
-                probe.turn.table = [m.copy() for m in fixed] + [Meld(b) for b in blocks]
-                play_from_rack(probe, list(chosen))
-                try:
-                    check_turn(probe, seat)
-                except RummyError:
-                    continue
-                yield list(chosen), probe
-                break  # one accepted table per subset is enough (same rack left)
+            if sig not in seen:
+                seen.add(sig)
+                out.append(list(chosen))
+    return out
+
+
+def _accepted(state: TileGame, seat: int, chosen: list[int]) -> TileGame | None:
+    """A table the engine accepts at the end of the turn that lays the working table's
+    pieces (claims as they lie) and ``chosen`` from the rack, or None."""
+    fixed = [m for m in state.turn.table if m.claim is not None]
+    loose = [i for m in state.turn.table if m.claim is None for i in m.ids]
+    for blocks in _valid_blocks(state, loose + chosen):
+        probe = state.copy()
+        probe.turn.table = [m.copy() for m in fixed] + [Meld(b) for b in blocks]
+        play_from_rack(probe, chosen)
+        try:
+            check_turn(probe, seat)
+        except RummyError:
+            continue
+        return probe
+    return None
 
 
 def _swaps(g: TileGame, seat: int):
@@ -121,33 +159,89 @@ def _swaps(g: TileGame, seat: int):
                     yield text, after
 
 
+SWAP_DEPTH = 3
+"""Swaps in a row the brute force makes before the play (one per table joker at most here)."""
+
+
+def _swap_states(g: TileGame, seat: int) -> list[tuple[str, TileGame]]:
+    """The turn as it is, and every state after one swap the engine accepts, two, up to
+    :data:`SWAP_DEPTH` (each state once)."""
+    states = [("", g)]
+    frontier = states[:]
+    seen = {_state_of(g)}
+    for _ in range(SWAP_DEPTH):
+        step = []
+        for text, state in frontier:
+            for swap, after in _swaps(state, seat):
+                key = _state_of(after)
+                if key not in seen:
+                    seen.add(key)
+                    step.append((f"{text}; {swap}" if text else swap, after))
+        states += step
+        frontier = step
+    return states
+
+
+def _state_of(g: TileGame) -> tuple:
+    t = g.turn
+    return (tuple(tuple(m.ids) for m in t.table), tuple(sorted(t.rack)), tuple(sorted(t.freed)))
+
+
 def _worth(g: TileGame, faces, mode: str) -> int:
     if mode == "count":
         return len(faces)
     return sum(g.rules.joker_penalty if f.is_joker else f.rank for f in faces)
 
 
-def brute_force(g: TileGame, seat: int = 0, mode: str = "count") -> tuple[int, list[Face]]:
+def brute_force(g: TileGame, seat: int = 0, mode: str = "count") -> tuple[int | None, list[Face]]:
     """The most rack pieces (``mode="value"``: face value, a joker its rack penalty) any
-    accepted end of the turn takes from the rack (a swap's tiles count, a joker it brings to
-    the rack counts back), and the faces that leave the rack in one such play (what ``place``
-    is asked for; empty when every such play keeps a freed joker). The plays start from
-    the turn's start, after one ``swap`` or after two."""
+    accepted end of the turn takes from the rack as it is (a swap's tiles count, a joker it
+    brings to the rack counts back), and the faces that leave the rack in one such play (what
+    ``place`` is asked for; empty when every such play keeps a freed joker). The plays start
+    from the working table, after no ``swap`` or up to :data:`SWAP_DEPTH` in a row; a subset
+    of the rack that cannot beat the best found is not laid. None when no end is accepted
+    (the turn's earlier moves left a table nothing mends)."""
     start = Counter(g.faces(g.turn.rack))
     worth = _worth(g, list(start.elements()), mode)
-    best, pieces = 0, []
-    states = [("", g)]
-    for text, state in _swaps(g, seat):  # one swap, and a second one after it
-        states += [(text, state), *((f"{text}; {t}", s) for t, s in _swaps(state, seat))]
-    for _text, state in states:
-        for _chosen, probe in _accepted_tables(state, seat, mode):
-            placed = worth - _worth(g, probe.faces(probe.turn.rack), mode)
-            gone = start - Counter(probe.faces(probe.turn.rack))
-            whole = _worth(g, list(gone.elements()), mode) == placed
-            if placed > best or (placed == best and not pieces and whole):
+    best: int | None = None
+    pieces: list[Face] = []
+
+    for _text, state in _swap_states(g, seat):
+        rack = Counter(state.faces(state.turn.rack))
+        laid = []  # (worth placed, every piece gone counts, the pieces gone, the subset)
+        for chosen in _subsets(state):
+            left = rack - Counter(state.faces(chosen))
+            placed = worth - _worth(g, list(left.elements()), mode)
+            gone = sorted((start - left).elements(), key=str)
+            laid.append((placed, _worth(g, gone, mode) == placed, gone, chosen))
+        laid.sort(key=lambda entry: -entry[0])  # the most first: the rest is rarely laid
+        for placed, whole, gone, chosen in laid:
+            improves = best is None or placed > best or (placed == best and not pieces and whole)
+            if improves and _accepted(state, seat, chosen) is not None:
                 best = placed
-                pieces = sorted(gone.elements(), key=str) if whole else []
+                pieces = gone if whole else []
     return best, pieces
+
+
+def least_left(g: TileGame, seat: int = 0) -> int:
+    """The fewest rack pieces any accepted end of the turn leaves, from the working table or
+    (the turn changed) after ``reset``: what a hint must reach."""
+    found = []
+    best, _pieces = brute_force(g, seat)
+    if best is not None:
+        found.append(len(g.turn.rack) - best)
+    start = g.tried(seat, "reset") if _moves_made(g) else None
+    if start is not None:
+        from_start, _pieces = brute_force(start, seat)
+        if from_start is not None:
+            found.append(len(start.turn.rack) - from_start)
+    assert found, _shown(g)
+    return min(found)
+
+
+def _moves_made(g: TileGame) -> bool:
+    t = g.turn
+    return bool(t.played or t.freed or t.taken) or g.table_faces() != g.table_faces(working=True)
 
 
 # -- positions ----------------------------------------------------------------------------------
@@ -184,6 +278,7 @@ def positions(draw):
         for _ in range(rack_size)
     ]
     claim = name == "stein_plus" and draw(st.integers(0, 3)) == 0
+    assume(_jokers(table, rack) <= 2)
     return name, table, rack, claim
 
 
@@ -223,17 +318,131 @@ def joker_positions(draw):
             rack.append(draw(st.sampled_from(meant)))
         else:
             rack.append(Tile(draw(st.integers(0, 2)), draw(st.sampled_from(values))))
+    assume(_jokers(table, rack) <= 2)
     return name, table, rack, False
 
 
-def _game(name, table, rack, claim) -> TileGame:
+@st.composite
+def tied_positions(draw):
+    """Positions with two jokers in one table meld, their meanings tied to each other
+    (RULES.md "Common ground": fixed by where they sit - a run's two places, a group's
+    missing colours), and a second meld that may hold a third table joker; the rack holds
+    tiles the jokers stand for (up to three swaps in a row before the play), maybe a joker,
+    and tiles around the melds."""
+    name = draw(st.sampled_from(["stein", "stein_plus", "rummikub"]))
+    spec = preset(name).meld_spec
+    wrap = spec.run_mode == "wrap"
+    base = draw(st.integers(1, 13 if wrap else 7))
+    values = [(base - 1 + k) % 13 + 1 for k in range(7)]
+    if draw(st.booleans()):  # a run with two jokers
+        colour = draw(st.integers(0, 1))
+        length = draw(st.integers(3, 6))
+        at = draw(st.integers(0, 7 - length))
+        tied = [Tile(colour, v) for v in values[at : at + length]]
+    else:  # a group with two jokers
+        value = draw(st.sampled_from(values))
+        colours = draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True))
+        tied = [Tile(c, value) for c in colours]
+    places = draw(st.lists(st.integers(0, len(tied) - 1), min_size=2, max_size=2, unique=True))
+    for k in places:
+        tied[k] = JOKER
+    table = [tied]
+    for second in (draw(st.sampled_from([2, 1, 0])), draw(st.sampled_from([2, 0]))):
+        # none, a meld, a meld with a joker (a third meld: a joker in it, now and then)
+        if not second:
+            continue
+        if draw(st.booleans()):
+            value = draw(st.sampled_from(values))
+            colours = draw(st.lists(st.integers(0, 3), min_size=3, max_size=3, unique=True))
+            other = [Tile(c, value) for c in colours]
+        else:
+            colour = draw(st.integers(0, 2))
+            at = draw(st.integers(0, 4))
+            other = [Tile(colour, v) for v in values[at : at + 3]]
+        if second == 2:
+            other[draw(st.integers(0, 2))] = JOKER
+        table.append(other)
+    assume(all(positional_reading(m, spec) is not None for m in table))
+    meant = sorted({f for m in table for f in joker_meanings(m, spec)}, key=str)
+    size = draw(st.sampled_from([3, 4, 5, 2]))
+    # mostly a tile for each joker meld (a swap each: three in a row), then the rest
+    rack = [
+        draw(st.sampled_from(sorted(joker_meanings(m, spec), key=str)))
+        for m in table
+        if JOKER in m and draw(st.sampled_from([True, True, True, False]))
+    ][:size]
+    while len(rack) < size:
+        kind = draw(st.integers(0, 9))
+        if kind == 0:
+            rack.append(JOKER)
+        elif kind <= 2:
+            rack.append(draw(st.sampled_from(meant)))
+        else:
+            rack.append(Tile(draw(st.integers(0, 2)), draw(st.sampled_from(values))))
+    assume(_jokers(table, rack) <= 4)
+    return name, table, rack, False
+
+
+def _commands(g: TileGame) -> list[str]:
+    """The commands a player might type now (many refused): ``meld`` of three rack pieces,
+    ``add``, ``move`` (to another meld or a new one), ``split``, ``join``, ``swap`` and
+    (Stein) ``take``."""
+    spec = g.rules.meld_spec
+    rack = sorted({str(f) for f in g.faces(g.turn.rack)})
+    out = [f"meld {' '.join(c)}" for c in combinations(sorted(map(str, g.faces(g.turn.rack))), 3)]
+    melds = [g.faces(m.ids) for m in g.turn.table]
+    for number, faces in enumerate(melds, 1):
+        shown = sorted({str(f) for f in faces})
+        out += [f"add {number} {piece}" for piece in rack]
+        out += [f"move {number} {piece} > new" for piece in shown]
+        out += [f"split {number} {piece}" for piece in shown]
+        for other in range(1, len(melds) + 1):
+            if other != number:
+                out += [f"move {number} {piece} > {other}" for piece in shown]
+                out.append(f"join {number} {other}")
+        if JOKER in faces and positional_reading(faces, spec) is not None:
+            meant = {str(f) for f in joker_meanings(faces, spec)}
+            out += [f"swap {number} {piece}" for piece in rack if piece in meant]
+        if g.rules.take_with_joker and JOKER in g.faces(g.turn.rack):
+            out += [f"take {number} {piece}" for piece in shown if piece != "J"]
+    return sorted(set(out))
+
+
+@st.composite
+def turn_positions(draw):
+    """A position of the other generators after three to five commands the engine accepts
+    earlier in the same turn (pieces laid, moved, split, joined, jokers swapped or taken; the
+    table may be left invalid): the play must start from the turn as it is, or after
+    ``reset``."""
+    base = draw(st.one_of(positions(), joker_positions(), tied_positions()))
+    g = _game(*base)
+    wanted = draw(st.integers(3, 5))
+    moves: list[str] = []
+    for _ in range(3 * wanted):
+        if len(moves) >= wanted:
+            break
+        text = draw(st.sampled_from(_commands(g)))
+        after = g.tried(0, text)
+        if after is not None:
+            moves.append(text)
+            g = after
+    assume(len(moves) >= 3)
+    return (*base[:4], tuple(moves))
+
+
+def _jokers(table, rack) -> int:
+    return sum(1 for m in table for f in m if f.is_joker) + rack.count(JOKER)
+
+
+def _game(name, table, rack, claim, moves=()) -> TileGame:
+    """The position as a game, seat 0 to move and opened, ``moves`` made in its turn."""
     rules = preset(name)
     spec = rules.meld_spec
     assume(all(positional_reading(m, spec) is not None for m in table))
-    assume(sum(1 for m in table for f in m if f.is_joker) + rack.count(JOKER) <= 2)
     text = " | ".join(format_faces(m) for m in table)
+    players = 4 if _jokers(table, rack) > 3 else None  # Stein: a joker per player
     try:
-        g = TileGame.position(rules, text, [format_faces(rack)], opened=[True])
+        g = TileGame.position(rules, text, [format_faces(rack)], opened=[True], players=players)
     except RummyError:
         assume(False)
     if claim:
@@ -243,6 +452,8 @@ def _game(name, table, rack, claim) -> TileGame:
         assume(len(faces) == 4 and found is not None and found.kind == "group")
         meld.claim = 1
         g.turn.table[0].claim = 1
+    for command in moves:
+        g.apply(0, command)
     return g
 
 
@@ -268,17 +479,43 @@ def test_hint_and_place_reach_the_best_play_the_engine_accepts(position):
     _check_hint(position)
 
 
-def _check_hint(position) -> None:
-    """The hint, typed back, is accepted and places the brute force's most; ``place`` of
-    the optimum's pieces is accepted."""
+def _check_hint(position, strict: bool = True) -> None:
+    """The hint, typed back, is accepted and leaves the brute force's fewest pieces on the
+    rack (after the turn's earlier moves: from the turn as it is or after ``reset``); the
+    legal search from the turn as it is places the brute force's most there; ``place`` of
+    the optimum's pieces is accepted. Not ``strict``: an answer that says it is not exact
+    ("good move") may fall short (three tied jokers, see engine/tile/legal.py), and is
+    counted (``event``)."""
     g = _game(*position)
     best, pieces = brute_force(g)
-    (event,) = tile_hint(g, 0)
-    command = hint_command(event)
+    least = least_left(g) if _moves_made(g) else len(g.turn.rack) - (best or 0)
+    (found,) = tile_hint(g, 0)
+    command = hint_command(found)
+    inexact = bool(found.params["inexact"])
     assert g.tried(0, command) is not None, command  # typed back, it is accepted
-    assert _placed_by(g, command) == best, (command, _shown(g), best)
+    left = _left_by(g, command)
+    if left != least and not strict and inexact:
+        event("hint short of the maximum, said so")
+        return
+    assert left == least, (command, _shown(g), least, inexact)
+    if best is not None and _moves_made(g):
+        play = legal_play(g, 0)
+        if play.score != best and not strict and not play.exact:
+            event("legal search short of the maximum, said so")
+            return
+        assert play.score == best, (describe(play), _shown(g), best, play.exact)
     if pieces:
         assert g.tried(0, f"place {format_faces(pieces)}") is not None, pieces
+
+
+def _left_by(g: TileGame, command: str) -> int:
+    """Rack pieces left after the hint's play (its commands without the end of the turn)."""
+    play = command.split("; ")[:-1]
+    if not play:
+        return len(g.turn.rack)
+    after = g.tried(0, "; ".join(play))
+    assert after is not None, command
+    return len(after.turn.rack)
 
 
 def test_swap_then_a_new_meld_with_the_freed_joker():
@@ -300,11 +537,17 @@ def test_the_legal_search_reaches_the_most_value_the_engine_accepts(position):
     _check_value(position)
 
 
-def _check_value(position) -> None:
+def _check_value(position, strict: bool = True) -> None:
     g = _game(*position)
     best, _pieces = brute_force(g, mode="value")
     play = legal_play(g, 0, mode="value")
-    assert play.score == best, (describe(play), _shown(g), best)
+    if best is None:  # no end of the turn is accepted from here
+        assert play.solution is None, describe(play)
+        return
+    if play.score != best and not strict and not play.exact:
+        event("legal search short of the maximum, said so")
+        return
+    assert play.score == best, (describe(play), _shown(g), best, play.exact)
     if play.solution is None:
         return
     state = g.tried(0, "; ".join(play.before)) if play.before else g
@@ -386,3 +629,86 @@ def test_hint_reaches_the_best_play_around_table_jokers(position):
 @_gap_examples
 def test_the_legal_search_reaches_the_most_value_around_table_jokers(position):
     test_the_legal_search_reaches_the_most_value_the_engine_accepts.hypothesis.inner_test(position)
+
+
+@BRUTE_FORCE_BIG
+@given(tied_positions())
+def test_hint_reaches_the_best_play_around_two_tied_jokers(position):
+    """As above, on :func:`tied_positions` (two jokers in one table meld, up to three table
+    jokers and three swaps in a row)."""
+    _check_hint(position, strict=False)
+
+
+@BRUTE_FORCE_BIG
+@given(tied_positions())
+def test_the_legal_search_reaches_the_most_value_around_two_tied_jokers(position):
+    _check_value(position, strict=False)
+
+
+@BRUTE_FORCE_BIG
+@given(turn_positions())
+def test_hint_reaches_the_best_play_after_earlier_moves(position):
+    """As above, after three to five earlier commands of the turn (:func:`turn_positions`):
+    the hint from the turn as it is or after ``reset``, the legal search from the turn as
+    it is."""
+    _check_hint(position, strict=False)
+
+
+@BRUTE_FORCE_BIG
+@given(turn_positions())
+def test_the_legal_search_reaches_the_most_value_after_earlier_moves(position):
+    _check_value(position, strict=False)
+
+
+def _tied_meld(g: TileGame) -> bool:
+    """Does a table meld hold two jokers at the start of the turn?"""
+    return any(sum(1 for f in m if f.is_joker) >= 2 for m in g.table_faces())
+
+
+def _swap_depth(g: TileGame) -> int:
+    """The most swaps in a row that reach a state no fewer swaps reach (up to
+    :data:`SWAP_DEPTH`)."""
+    return max(len([t for t in text.split("; ") if t]) for text, _ in _swap_states(g, 0))
+
+
+def test_the_generators_make_the_cases_they_exist_for():
+    """The generators make what they are for, often (over 150 derandomised draws each): a
+    table meld with two tied jokers in most of :func:`tied_positions`, three swaps in a row
+    in some, and three or more earlier commands in every :func:`turn_positions` example."""
+    seen: Counter = Counter()
+
+    @settings(
+        max_examples=150,
+        derandomize=True,
+        phases=(Phase.generate,),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    @given(tied_positions())
+    def tied(position):
+        g = _game(*position)
+        seen["tied"] += 1
+        seen["tied meld"] += _tied_meld(g)
+        seen[f"{_swap_depth(g)} swaps"] += 1
+
+    @settings(
+        max_examples=150,
+        derandomize=True,
+        phases=(Phase.generate,),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    @given(turn_positions())
+    def moved(position):
+        g = _game(*position)
+        seen["turn"] += 1
+        seen["three moves"] += len(position[4]) >= 3
+        seen["changed"] += _moves_made(g)
+        seen["tied meld after moves"] += _tied_meld(g)
+
+    tied()
+    moved()
+    assert seen["tied meld"] >= 0.9 * seen["tied"], seen
+    assert seen["3 swaps"] >= 0.05 * seen["tied"], seen
+    assert seen["three moves"] == seen["turn"], seen
+    assert seen["tied meld after moves"] >= 0.1 * seen["turn"], seen
