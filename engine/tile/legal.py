@@ -371,6 +371,8 @@ def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
                 break
     if runs and best.score < bound:
         spend.exact = False  # fates left untried
+    if best.score < bound and _two_kinds(g):
+        spend.exact = False  # the solver may read a locked joker meld as the other kind
     exact = best.score >= bound or spend.exact
     return replace(best, exact=exact, bound=bound)
 
@@ -466,6 +468,21 @@ class _State:
             ):
                 self.best, self.best_score = found, score
             yield True
+
+
+def _two_kinds(g: TurnContext) -> bool:
+    """Rummikub: does a meld holding a held joker read both as a group and as a run (``R12 J
+    J``: the engine reads a group of 12 by position, the solver may lengthen it as a run and
+    miss the group's fourth tile; the search is then not exact)?"""
+    if not g.rules.joker_meld_no_split:
+        return False
+    held = held_jokers(g)
+    spec = g.rules.meld_spec
+    return any(
+        any(i in held for i in meld.ids)
+        and len({r.kind for r in readings(g.faces(meld.ids), spec)}) > 1
+        for meld in g.turn.table
+    )
 
 
 def _spare_jokers(g: TurnContext) -> int:
