@@ -556,7 +556,8 @@ def _check_value(position, strict: bool = True) -> None:
 
 
 #: positions the search once missed, one per gap it closed, and one only the exchange of a joker
-#: finds within the budget (the brute force's best in brackets)
+#: finds within the budget (the brute force's best in brackets; a fifth item: the turn's
+#: earlier commands)
 GAPS = [
     # a swap, then the freed joker beside the tile the swap laid [1]
     ("rummikub", [[JOKER, *(Tile(0, v) for v in range(6, 10))]], [Tile(0, 5), Tile(0, 5)], False),
@@ -605,6 +606,35 @@ GAPS = [
         ],
         [Tile(1, 4), Tile(2, 2)],
         False,
+    ),
+    # two tied group jokers stay in one meld, the group's B1 goes to the run (R1 K1 J J) [3]
+    (
+        "stein",
+        [[JOKER, JOKER, Tile(0, 1), Tile(3, 1)], [Tile(0, 1), JOKER, Tile(0, 3)]],
+        [Tile(1, 1), Tile(0, 2), Tile(0, 2)],
+        False,
+    ),
+    # after earlier moves: a joker and a tile laid beside joker melds this turn leave them
+    # again (J J B4 B5 B6 | J R3 R4 | B2 B3 B4 | R2 J R4) [1]
+    (
+        "rummikub",
+        [
+            [JOKER, JOKER, Tile(0, 4), Tile(0, 5)],
+            [Tile(0, 2), Tile(0, 3), Tile(0, 4)],
+            [Tile(1, 2), JOKER, Tile(1, 4)],
+        ],
+        [Tile(1, 3), JOKER, Tile(1, 4), Tile(0, 6)],
+        False,
+        ("add 1 J", "add 3 B6", "add 3 R3"),
+    ),
+    # after earlier moves: a swap's tile inside the joker run, the tile laid at its end this
+    # turn goes with the freed joker (B9 J B11) [2]
+    (
+        "rummikub",
+        [[Tile(0, 5), Tile(0, 6), JOKER, Tile(0, 8), JOKER, Tile(0, 10)]],
+        [Tile(2, 5), Tile(0, 9), Tile(0, 11), Tile(0, 9), Tile(2, 5)],
+        False,
+        ("add 1 B11", "move 1 B11 > new", "join 1 2"),
     ),
 ]
 
