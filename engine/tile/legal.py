@@ -162,8 +162,8 @@ def _solve(g: TurnContext, seat: int, must, *, mode: Mode, jokers_stay: bool, bu
 def _solver_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]]:
     """The working table as the solver gets it, and its fixed melds. A meld holding a held
     joker and pieces laid beside its start meld earlier in the turn goes as the stretch of it
-    from the first to the last piece of the start meld (when that is a valid meld) and the
-    rest one by one: only
+    from the first to the last piece of the start meld (when that is a valid meld; else the
+    start meld's pieces alone, a group) and the rest one by one: only
     the start meld's tiles stay together (RULES.md "Preset rummikub"), the rest may leave,
     and a solver that keeps a valid joker meld whole could not take them out. So does a meld
     whose jokers were all laid from the rack this turn (the player's own pieces, free)."""
@@ -181,9 +181,12 @@ def _solver_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]
             start = {i for i in g.table[min(homes)].ids if i not in g.turn.freed}
             at = [n for n, i in enumerate(meld.ids) if i in start]
             window = meld.ids[at[0] : at[-1] + 1] if at else []
-            if at and len(window) < len(meld.ids) and positional_reading(g.faces(window), spec):
-                table.append(g.faces(window))  # the start meld's stretch (a swap's tile in it)
-                rest = [i for i in meld.ids if i not in window]
+            own = [i for i in meld.ids if i in start]  # a group: its start pieces alone
+            for part in (window, own):
+                if at and len(part) < len(meld.ids) and positional_reading(g.faces(part), spec):
+                    table.append(g.faces(part))  # the start meld's stretch (a swap's tile in it)
+                    rest = [i for i in meld.ids if i not in part]
+                    break
         elif (
             not homes
             and any(g.deck[i].is_joker for i in meld.ids)
