@@ -706,14 +706,15 @@ def test_the_generators_make_the_cases_they_exist_for():
     table meld with two tied jokers in most of :func:`tied_positions`, three swaps in a row
     in some, and three or more earlier commands in every :func:`turn_positions` example."""
     seen: Counter = Counter()
-
-    @settings(
+    draws = settings(
         max_examples=150,
         derandomize=True,
         phases=(Phase.generate,),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     )
+
+    @draws
     @given(tied_positions())
     def tied(position):
         g = _game(*position)
@@ -721,13 +722,7 @@ def test_the_generators_make_the_cases_they_exist_for():
         seen["tied meld"] += _tied_meld(g)
         seen[f"{_swap_depth(g)} swaps"] += 1
 
-    @settings(
-        max_examples=150,
-        derandomize=True,
-        phases=(Phase.generate,),
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-    )
+    @draws
     @given(turn_positions())
     def moved(position):
         g = _game(*position)
