@@ -170,6 +170,7 @@ def _solver_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]
     held = held_jokers(g)
     spec = g.rules.meld_spec
     fixed = fixed_melds(g, seat)
+    at_start = {tuple(m.ids) for m in g.table}
     table: list[list[Face]] = []
     kept: set[int] = set()
     for k, meld in enumerate(g.turn.table):
@@ -190,7 +191,7 @@ def _solver_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]
         elif (
             not homes
             and any(g.deck[i].is_joker for i in meld.ids)
-            and tuple(meld.ids) not in {tuple(m.ids) for m in g.table}
+            and tuple(meld.ids) not in at_start
         ):
             rest = list(meld.ids)
         if rest:

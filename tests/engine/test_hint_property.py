@@ -26,6 +26,8 @@ from engine.rules import preset
 from i18n import event_text, t
 
 PRESETS = ["stein", "stein_plus", "rummikub"]
+REACHED = settings(derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+"""The properties over reached states: derandomised (the same states every run), no deadline."""
 
 
 def whole_turn(g, rng: random.Random) -> None:
@@ -116,9 +118,7 @@ def check_hint(g) -> str:
     return command
 
 
-@settings(
-    max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(REACHED, max_examples=25)
 @given(
     name=st.sampled_from(PRESETS),
     seed=st.integers(0, 10_000),
@@ -181,9 +181,7 @@ def check_never_worse_than_the_start(g) -> None:
     assert _left_after_hint(g) <= _left_after_hint(start), g.working_table()
 
 
-@settings(
-    max_examples=20, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(REACHED, max_examples=20)
 @given(
     name=st.sampled_from(PRESETS),
     seed=st.integers(0, 10_000),
