@@ -26,7 +26,12 @@ async def test_a_version_1_database_migrates_forward_and_keeps_its_rows(
     await first.append_command(write(1))
     await first.close()
     # what a database written by schema version 1 looks like
-    for function in ("rummy_write_commands", "rummy_held_shards", "rummy_owner_row"):
+    for function in (
+        "rummy_write_commands",
+        "rummy_held_shards",
+        "rummy_owner_row",
+        "rummy_lock_lease_exclusive",
+    ):
         pg_server.sql(pg_url, f"DROP FUNCTION {function}")
     pg_server.sql(pg_url, "DROP FUNCTION rummy_lock_leases")  # used by the two before
     pg_server.sql(pg_url, "DROP TABLE shard_leases")

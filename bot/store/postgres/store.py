@@ -72,6 +72,8 @@ from ..lease import (
     ShardLease,
     acquire_steps,
     check_fence,
+    holder_alive,
+    holder_text,
     keep_held,
     owner_from_row,
     process_facts,
@@ -97,7 +99,7 @@ from ..records import (
 from ..writes import settle_batch
 from .errors import connect_error, is_connection_error, pg_error, safe_url
 from .reads import PgReads, Query, check_status, check_text
-from .schema import LEASE_LOCK_CLASS, LOCK_KEY, OWNER_KEY, check_identity, identity, migrate
+from .schema import LOCK_KEY, OWNER_KEY, check_identity, identity, migrate
 from .writer import ConnectionStack, WriterThread
 from .writes import (
     KV_UPSERT,
@@ -359,9 +361,24 @@ class PostgresStore(PgReads, Store):
 
     async def _take_lease(self, conn: asyncpg.Connection) -> str:
         """Take the owner lease (inside the opening transaction) or raise StoreLocked."""
-        # the writes in flight of an earlier owner (their shared lock) end first; see 0004
-        await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", LEASE_LOCK_CLASS, OWNER_KEY)
+        # the writes in flight of an earlier owner (their shared lock) end first (0004); the
+        # sessions of an owner whose lease has ended, left idle inside a transaction (a
+        # stopped process), are ended first (0005)
         now = time.time()
+        before = owner_from_row(
+            await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1")
+        )
+        dead = before is not None and not holder_alive(
+            before, now=now, lease_seconds=self.lease_seconds
+        )
+        ended = await conn.fetchval("SELECT rummy_lock_lease_exclusive($1, $2)", OWNER_KEY, dead)
+        if ended and before is not None:
+            log.warning(
+                "%s: ended %d idle transaction(s) of the old owner, %s",
+                self.path,
+                ended,
+                holder_text(before, now),
+            )
         holder = owner_from_row(
             await conn.fetchrow(f"SELECT {OWNER_COLUMNS} FROM owner WHERE id = 1 FOR UPDATE")
         )
@@ -619,16 +636,36 @@ class PostgresStore(PgReads, Store):
 
         async def work(conn: asyncpg.Connection) -> dict[int, int]:
             # one acquirer at a time (new rows included); the writes in flight of the shards'
-            # holders end first (their shared lease locks, migration 0004); every row locked
+            # holders end first (their shared lease locks, migration 0004); every row locked.
+            # A shard held by another live store is not taken now, so its lock is not waited
+            # for (a holder stopped inside a write would hold this transaction, and this
+            # store's renewals, until the server ends its session); the lock of a lease found
+            # free is taken after ending its holder's sessions left idle inside a transaction
+            # (migration 0005): a stopped holder does not delay the takeover past its lease
             await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
+            seen = {lease.shard: lease for lease in await read_shard_leases(conn)}
+            locked: list[int] = []
             for shard in sorted(set(shards)):
-                await conn.execute(
-                    "SELECT pg_advisory_xact_lock($1, $2)", LEASE_LOCK_CLASS, int(shard)
+                row = seen.get(shard)
+                other = row is not None and row.holder != holder
+                if other and not row.free(now):
+                    continue
+                ended = await conn.fetchval(
+                    "SELECT rummy_lock_lease_exclusive($1, $2)", int(shard), other
                 )
+                if ended:
+                    log.warning(
+                        "%s: shard %d: ended %d idle transaction(s) of its old holder, %s",
+                        self.path,
+                        shard,
+                        ended,
+                        row.text(now) if row is not None else "?",
+                    )
+                locked.append(shard)
             await self._refuse_live_owner(conn)
             rows = {lease.shard: lease for lease in await read_shard_leases(conn, lock=True)}
             steps = acquire_steps(
-                rows, shards, holder=holder, held=self._held, now=now, count=count, where=self.path
+                rows, locked, holder=holder, held=self._held, now=now, count=count, where=self.path
             )
             expires = now + lease_seconds
             taken: dict[int, int] = {}
