@@ -1,9 +1,10 @@
 """The command language players type (DESIGN.md, "Notation").
 
 :func:`parse_commands` turns a message into :class:`Command` values; ``str(command)`` prints the
-canonical form. The command log stores the message as the player typed it (stripped), and a replay
-parses it again: what this module accepts must keep its meaning. Every parse error names the token
-at fault.
+canonical form. The command log stores the message as the player typed it (stripped), except that
+a ``place`` the legal search resolved is kept written out, with the table it made
+(``place PIECES = TABLE``, :meth:`engine.game.PieceGame.log_form`); a replay parses it again: what
+this module accepts must keep its meaning. Every parse error names the token at fault.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Command:
     verb: str
     meld: int | None = None  # the meld number N (1-based)
     pieces: tuple[Face, ...] = ()
-    melds: tuple[tuple[Face, ...], ...] = ()  # for meld
+    melds: tuple[tuple[Face, ...], ...] = ()  # for meld; for place: the table it makes
     target: Target | None = None  # for move (M or "new") and join (M)
 
     def __str__(self) -> str:
@@ -60,6 +61,8 @@ class Command:
             return f"move {self.meld} {format_faces(self.pieces)} > {self.target}"
         if v == "join":
             return f"join {self.meld} {self.target}"
+        if v == "place" and self.melds:
+            return f"place {format_faces(self.pieces)} = {format_melds(self.melds)}"
         parts = [v]
         if self.meld is not None:
             parts.append(str(self.meld))
@@ -161,7 +164,16 @@ def _build(seg: _Segment, family: Family) -> Command:
         return Command(verb, meld=_meld_number(words[0], verb))
     if verb == "place":
         _need(words, 1, verb, family)
-        return Command(verb, pieces=tuple(parse_faces(text, family)))
+        named, written_out, table = text.partition("=")
+        if not written_out:
+            return Command(verb, pieces=tuple(parse_faces(text, family)))
+        # place PIECES = TABLE: the table it makes, written out (the command log's form of a
+        # place the legal search resolved, engine/tile/help.py place_as_written)
+        pieces = tuple(parse_faces(named, family)) if named.strip() else ()
+        melds = [tuple(m) for m in parse_melds("|".join([table, *seg.extra_melds]), family)]
+        if not pieces or not melds:
+            raise _usage(verb, family)
+        return Command(verb, pieces=pieces, melds=tuple(melds))
     if verb == "join":
         _need(words, 2, verb, family)
         if len(words) > 2:
@@ -240,7 +252,8 @@ def parse_commands(text: str, family: Family = "tile") -> list[Command]:
     around them optional: ``draw;draw;discard B4``).
 
     A segment that does not start with a verb continues a preceding ``meld`` as a further meld,
-    so ``meld R5 R6 R7; B9 Y9 K9`` and ``meld R5 R6 R7|B9 Y9 K9`` lay two melds. A command word
+    so ``meld R5 R6 R7; B9 Y9 K9`` and ``meld R5 R6 R7|B9 Y9 K9`` lay two melds (and likewise
+    the table of a written-out ``place PIECES = TABLE``). A command word
     among the arguments of a command is a missing separator and is reported as such.
     """
     segments: list[_Segment] = []
@@ -249,7 +262,7 @@ def parse_commands(text: str, family: Family = "tile") -> list[Command]:
         if head in ALIASES:
             _no_command_word_inside(words, 1)
             segments.append(_Segment(ALIASES[head], words[1:], " ".join(words[1:])))
-        elif segments and segments[-1].verb == "meld":
+        elif segments and _takes_melds(segments[-1]):
             _no_command_word_inside(words, 0)
             segments[-1].extra_melds.append(" ".join(words))
         else:
@@ -257,6 +270,11 @@ def parse_commands(text: str, family: Family = "tile") -> list[Command]:
     if not segments:
         raise RummyError("parse.empty")
     return [_build(seg, family) for seg in segments]
+
+
+def _takes_melds(seg: _Segment) -> bool:
+    """Does a segment without a verb continue this one (as a further meld)?"""
+    return seg.verb == "meld" or (seg.verb == "place" and "=" in seg.rest)
 
 
 def parse_command(text: str, family: Family = "tile") -> Command:

@@ -4,7 +4,8 @@ The service, the pictures and the tools talk to a game only through this surface
 
 - ``Game.new(rules, players, seed)`` deals; ``state.apply(seat, text)`` runs one message of
   commands atomically (all accepted, or a :class:`~engine.errors.RummyError` and nothing changed)
-  and returns :class:`Event` values; ``state.timeout()`` runs the preset's time-out action;
+  and returns :class:`Event` values; ``state.log_form(text)`` is what the command log keeps of
+  it; ``state.timeout()`` runs the preset's time-out action;
 - ``state.to_json()`` / ``Game.from_json(text)`` are byte-stable;
 - ``state.public_view()`` is everything anybody may see; ``state.rack(seat)`` one player's pieces;
 - ``state.result`` is set once the game is over.
@@ -244,6 +245,11 @@ class PieceGame:
     @classmethod
     def from_json(cls, text: str) -> Any:
         return cls.from_dict(json.loads(text))
+
+    def log_form(self, text: str) -> str:
+        """What the command log keeps of ``text``, the message ``apply`` just ran: here the
+        text itself (the tile game writes out a ``place`` that the legal search resolved)."""
+        return text
 
     def faces(self, ids: Any) -> list[Any]:
         faces = self.deck.faces

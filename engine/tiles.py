@@ -294,6 +294,7 @@ class TileGame(PieceGame):
         accepted on this very state is not run again: its worked-on copy is taken over."""
         commands = self._message(seat, text)
         probed = self._probed(seat, commands)
+        self.__dict__.pop("_log_form", None)
         if probed is not None and (
             probed.plain == place_is_plain() or all(c.verb != "hint" for c in commands)
         ):
@@ -302,7 +303,17 @@ class TileGame(PieceGame):
         work = self.copy()
         events = work._run_all(seat, commands)
         self._adopt(work)
+        written = work.__dict__.get("_written")
+        if written is not None:
+            self.__dict__["_log_form"] = (text, "; ".join(written))
         return events
+
+    def log_form(self, text: str) -> str:
+        """What the command log keeps of ``text``, the message :meth:`apply` just ran: the text
+        itself, or, where a ``place`` was resolved by the legal search, the commands that ran,
+        written out (engine/commands.py; a replay must not depend on the search)."""
+        logged = self.__dict__.get("_log_form")
+        return logged[1] if logged is not None and logged[0] == text else text
 
     def copy(self) -> TileGame:
         """An independent copy (as :meth:`PieceGame.copy`: every state field by its codec),
@@ -338,13 +349,41 @@ class TileGame(PieceGame):
         faults of its state, when found already); the faults of the state after them, where
         the last command found them, are kept in ``_faults``."""
         events: list[Event] = []
+        ran: list[str] = []  # the commands as run, for the log where a place was written out
+        written = False
         for command in commands:
             if self.status != "playing":
                 raise RummyError("game.over")
-            more, known = self._run(seat, command, known)
+            more, known, instead = self._run_written(seat, command, known)
             events += more
+            ran += map(str, instead or (command,))
+            written = written or instead is not None
         self.__dict__["_faults"] = known
+        if written:
+            self.__dict__["_written"] = ran
         return events
+
+    def _run_written(
+        self, seat: int, c: Command, known: set[tuple[str, Any]] | None
+    ) -> tuple[list[Event], set[tuple[str, Any]] | None, list[Command] | None]:
+        """:meth:`_run`, and where ``place`` is resolved by the legal search, the commands
+        it is written out as, run one after another as if typed (returned as the third
+        value; None where the command ran as it is). All or nothing, as :meth:`_run`."""
+        try:
+            more, known = self._run(seat, c, known)
+            return more, known, None
+        except help.PlaceWrittenOut as resolved:
+            instead = resolved.commands
+        before = self.turn.snapshot(with_history=True)
+        events: list[Event] = []
+        try:
+            for command in instead:
+                more, known = self._run(seat, command, known)
+                events += more
+        except RummyError:  # pragma: no cover - the search checked this very play on a copy
+            self.turn.restore(before)
+            raise
+        return events, known, instead
 
     def probe(self, seat: int, text: str) -> TileGame | None:
         """The game after ``seat`` typed ``text`` (to be read, not changed), or None when the
@@ -378,19 +417,21 @@ class TileGame(PieceGame):
         else:
             before, events = self.copy(), []
             work = before.copy()
-        accepted, intact = done, True
+        accepted, intact, reusable = done, True, True
         for command in commands[done:]:
             if work.status != "playing":
                 break  # the rest is refused (game.over); the game after the first ones stands
             try:
-                more, known = work._run(seat, command, known)
+                more, known, instead = work._run_written(seat, command, known)
             except RummyError:
                 intact = command.verb in _RESTORED  # else the copy may be half changed
                 break
             events += more
             accepted += 1
+            # a written-out place is logged as it ran: only apply knows that form
+            reusable = reusable and instead is None
         work.__dict__["_faults"] = known
-        if accepted == len(commands) or (intact and accepted > done):
+        if reusable and (accepted == len(commands) or (intact and accepted > done)):
             kept = commands[:accepted]
             self.__dict__["_probe"] = _Probe(seat, kept, before, work, events, place_is_plain())
         if not intact:

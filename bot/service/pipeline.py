@@ -231,7 +231,8 @@ class CommandPipeline(ServicePart):
             if snapshot == live.json:
                 # nothing changed (a hint): nothing to log or replay
                 return self.messages.events(live, events, public=False)
-            write, after = self._command_write(live, seat, text, activity, snapshot, key_before)
+            logged = text if text.startswith("!") else state.log_form(text)
+            write, after = self._command_write(live, seat, logged, activity, snapshot, key_before)
         except Exception as exc:
             # e.g. a result that does not fit the seats: memory goes back with the database,
             # and the game, which cannot be continued, is set aside
@@ -274,7 +275,7 @@ class CommandPipeline(ServicePart):
                 log.exception("after-commit step failed in game %s", live.id)
         if self.on_commit is not None:
             try:
-                self.on_commit(live.id, write.seq, seat, text, time.perf_counter() - started)
+                self.on_commit(live.id, write.seq, seat, write.text, time.perf_counter() - started)
             except Exception:
                 log.exception("on_commit hook failed")
         try:

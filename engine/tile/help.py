@@ -11,9 +11,9 @@ from ..commands import Command, parse_command
 from ..errors import RummyError
 from ..game import Event
 from ..hints import tile_hint
+from ..melds import explain_invalid, positional_reading
 from ..pieces import Face, Tile, format_faces
 from ..solver import SolverBudgetExceeded, solve
-from . import moves
 from .claims import fixed_melds
 from .jokers import joker_faults
 from .legal import legal_play, place_is_plain
@@ -90,6 +90,8 @@ def place(g: TurnContext, seat: int, c: Command) -> list[Event]:
     if not g.rules.help_allowed:
         raise RummyError("help.not_allowed")
 
+    if c.melds:
+        return place_as_written(g, seat, c)
     ids = from_rack(g, c.pieces)  # names the piece when it is not in the rack
     try:
         solution, moved, laid = _solve_checked(g, seat, c.pieces, ids)
@@ -111,40 +113,61 @@ def place(g: TurnContext, seat: int, c: Command) -> list[Event]:
             refused = fault
     if place_is_plain():
         raise refused
-    events = legal_place(g, seat, c.pieces)
-    if events is None:
+    written = legal_place(g, seat, c.pieces)
+    if written is None:
         raise refused
-    return events
+    raise PlaceWrittenOut(written)
 
 
-_MOVES = {"swap": moves.swap, "add": moves.add}
-"""The moves the legal search may make before it lays the pieces."""
+class PlaceWrittenOut(Exception):
+    """Not a refusal: ``place`` found its pieces a home only by the legal search. The game runs
+    ``commands`` instead (the moves first, then ``place PIECES = TABLE``), each as if typed, and
+    the command log keeps them (:meth:`engine.game.PieceGame.log_form`): a replay then never
+    depends on the search, whose answers may change from one version to the next."""
+
+    def __init__(self, commands: list[Command]) -> None:
+        super().__init__(commands)
+        self.commands = commands
 
 
-def legal_place(g: TurnContext, seat: int, pieces: Sequence[Face]) -> list[Event] | None:
-    """``place`` by the legal search: the moves it makes first (a ``swap``; a rack joker
-    added to a locked group), then the pieces laid; None (nothing changed) when no accepted
-    play places exactly these pieces."""
+def legal_place(g: TurnContext, seat: int, pieces: Sequence[Face]) -> list[Command] | None:
+    """``place`` by the legal search, written out: the moves it makes first (a ``swap``; a rack
+    joker added to a locked group), then ``place PIECES = TABLE`` with the solver's table;
+    None when no accepted play places exactly these pieces. Nothing is changed here."""
     try:
         found = legal_play(g, seat, pieces, whole_turn=False)
     except SolverBudgetExceeded:
         return None
     if found.solution is None:
         return None
-    before = g.turn.snapshot()
-    rack = set(g.turn.rack)
-    events: list[Event] = []
-    try:
-        for text in found.before:
-            command = parse_command(text)
-            events += _MOVES[command.verb](g, seat, command)
-        gained = [i for i in g.turn.rack if i not in rack]
-        placed = from_rack(g, found.solution.placed, prefer=[*gained, *g.turn.freed])
-        adopt_solution(g, found.solution.table, placed, retry=True)
-    except RummyError:  # pragma: no cover - the search checked this very play on a copy
-        g.turn.restore(before)
-        return None
-    return [*events, working_event(g, seat, "place", pieces=format_faces(pieces))]
+    table = tuple(tuple(meld) for meld in found.solution.table)
+    laid = Command("place", pieces=tuple(found.solution.placed), melds=table)
+    return [*(parse_command(text) for text in found.before), laid]
+
+
+def place_as_written(g: TurnContext, seat: int, c: Command) -> list[Event]:
+    """``place PIECES = TABLE``: lay exactly these rack pieces so that the working table is
+    TABLE (the form the command log keeps of a place the legal search resolved). TABLE must
+    hold every working table piece and these, each meld valid as it lies; its table jokers are
+    placed as ``place`` places them (:func:`adopt_solution`), keeping every joker rule."""
+    ids = from_rack(g, c.pieces, prefer=_gained(g, seat))
+    have = Counter(f for meld in g.table_faces(working=True) for f in meld) + Counter(c.pieces)
+    if Counter(f for meld in c.melds for f in meld) != have:
+        reason = {"key": "why.place.not_this_table", "pieces": format_faces(c.pieces)}
+        raise RummyError("place.impossible", reason=reason)
+    spec = g.rules.meld_spec
+    for no, meld in enumerate(c.melds, 1):
+        if positional_reading(meld, spec) is None:
+            raise explain_invalid(meld, spec, no)
+    adopt_solution(g, [list(meld) for meld in c.melds], ids, retry=True)
+    return [working_event(g, seat, "place", pieces=format_faces(c.pieces))]
+
+
+def _gained(g: TurnContext, seat: int) -> list[int]:
+    """The rack pieces gained this turn (a swap's freed joker first), which a written-out place
+    lays before equal pieces of the rack (a freed joker must be played)."""
+    committed = set(g.racks[seat])
+    return [*(i for i in g.turn.rack if i not in committed), *g.turn.freed]
 
 
 def check_solution(g: TurnContext, melds: Sequence[Sequence[Face]], placed: Sequence[Face]) -> None:
