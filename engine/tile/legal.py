@@ -41,10 +41,15 @@ soon as one reaches the bound. ``exact`` says whether the search was complete: a
 or fates or combinations cut (:data:`FATE_OPTIONS`, :data:`FATE_COMBOS`), make it inexact.
 Two tied jokers may share a final meld (:func:`_pair`: a fate of the first holding both, the
 second ``joined``). The solver is given the working table with the pieces laid this turn beside
-a joker meld, and melds whose jokers were laid this turn, as loose pieces (:func:`_solver_table`).
-Not generated (the position then stays inexact unless the bound is reached): three tied jokers
-in one meld, or two and a rack joker; a third move before the play; Stein's ``take`` (a hand
-joker for a table tile: never more pieces placed).
+a joker meld, and melds whose jokers were laid this turn, as loose pieces (:func:`_solver_table`;
+Rummikub: each start meld holding a held joker as its part, however the turn's moves joined or
+spread its pieces, :func:`_locked_table`; the fates are laid on the same table,
+:func:`_fate_table`). A locked group of one tile and two jokers that the solver would read as a
+run is solved as the group the engine reads (:func:`_solve_groups`). A ``place`` of named
+pieces may spend :data:`PLACE_SOLVES`. Not exact unless the bound is reached: a start meld
+given no part, a fate's play the engine refuses (the search cannot rule out a better one), and
+what is not generated: three tied jokers in one meld, or two and a rack joker; a third move
+before the play; Stein's ``take`` (a hand joker for a table tile: never more pieces placed).
 """
 
 from __future__ import annotations
@@ -67,6 +72,10 @@ from .turn import HELP_BUDGET, TurnContext, held_jokers
 SEARCH_SOLVES = 30
 """Solves one :func:`legal_play` may run beyond the free and the kept answer (each costs Python
 time too: laying the fates, checking the answer on a copy)."""
+
+PLACE_SOLVES = 60
+"""The same for a ``place`` of named pieces (fewer plays to search, each state's pieces fixed,
+and the player asked for exactly these: a play that needs two swaps first is found)."""
 
 EXCHANGES = 24
 """Exchanges of a joker and a piece it stands for made on a refused free answer (Stein, where
@@ -123,9 +132,9 @@ class _Spend:
     solves (``engine.solver.states_spent``) and at most :data:`SEARCH_SOLVES` solves beyond
     the first two."""
 
-    def __init__(self) -> None:
+    def __init__(self, solves: int = SEARCH_SOLVES) -> None:
         self.start = states_spent()
-        self.solves = SEARCH_SOLVES
+        self.solves = solves
         self.exact = True
 
     def left(self) -> int:
@@ -146,9 +155,17 @@ def _score(rules, faces: Sequence[Face], mode: Mode) -> int:
 
 def _solve(g: TurnContext, seat: int, must, *, mode: Mode, jokers_stay: bool, budget: int, **kw):
     table, fixed = _solver_table(g, seat) if "table" not in kw else (kw["table"], kw["fixed"])
+    hand = kw.get("hand", g.faces(g.turn.rack))
+    spec = g.rules.meld_spec
+    if g.rules.joker_meld_no_split and g.opened[seat]:
+        groups = [k for k, m in enumerate(table) if k not in fixed and _group_read_as_run(m, spec)]
+        if groups:
+            return _solve_groups(
+                g, seat, must, mode, jokers_stay, budget, table, fixed, hand, groups[0]
+            )
     return solve(
         table,
-        kw.get("hand", g.faces(g.turn.rack)),
+        hand,
         g.rules,
         opened=g.opened[seat],
         mode=mode,
@@ -159,14 +176,113 @@ def _solve(g: TurnContext, seat: int, must, *, mode: Mode, jokers_stay: bool, bu
     )
 
 
+def _group_read_as_run(meld: Sequence[Face], spec) -> bool:
+    """A joker meld of one real tile that the engine reads by position as a group (``R12 J
+    J``: a run from R12 would pass 13) and the solver, taking the first of its readings, as a
+    run (R11 R12 R13): it would lengthen it and never complete it as a group."""
+    if sum(1 for f in meld if not f.is_joker) != 1:
+        return False
+    here = positional_reading(meld, spec)
+    if here is None or here.kind != "group":
+        return False
+    found = readings(meld, spec)
+    return bool(found) and found[0].kind != "group"
+
+
+def _solve_groups(g, seat, must, mode, jokers_stay, budget, table, fixed, hand, k) -> Solution:
+    """:func:`_solve` with locked meld ``k`` read as the group the engine reads (see
+    :func:`_group_read_as_run`): one solve with it kept exactly as it lies, and one per piece
+    of a colour it lacks - from the rack, or from a table meld without a joker - with the
+    group completed by it (RULES.md "Preset rummikub": a locked group stays as it is or gains
+    a tile; with two jokers it is never freed). The best of them (ties: the meld kept)."""
+    spec = g.rules.meld_spec
+    meld = list(table[k])
+    real = next(f for f in meld if not f.is_joker)
+    missing = [Tile(c, real.rank) for c in range(4) if c != real.suit]
+    held = {*fixed, k}
+    variants: list[tuple[list[list[Face]], set[int], list[Face], list[Face] | None, Face | None]]
+    variants = [(table, held, hand, must, None)]
+    if len(meld) < spec.max_group:
+        rack = Counter(hand)
+        for piece in missing:
+            grown = [*meld, piece]
+            if positional_reading(grown, spec) is None:
+                continue
+            if rack[piece] and (must is None or piece in must):
+                rest_hand = list((rack - Counter([piece])).elements())
+                rest_must = (
+                    None if must is None else list((Counter(must) - Counter([piece])).elements())
+                )
+                changed = [list(m) for m in table]
+                changed[k] = grown
+                variants.append((changed, held, rest_hand, rest_must, piece))
+            holder = next(
+                (
+                    n
+                    for n, m in enumerate(table)
+                    if n != k and n not in fixed and piece in m and not any(f.is_joker for f in m)
+                ),
+                None,
+            )
+            if holder is not None:
+                changed = [list(m) for m in table]
+                changed[k] = grown
+                changed[holder].remove(piece)
+                kept = held
+                if not changed[holder]:  # a single piece taken: its place goes
+                    del changed[holder]
+                    kept = {n - (n > holder) for n in held}
+                variants.append((changed, kept, hand, must, None))
+    best: Solution | None = None
+    spent = states_spent()
+    for variant_table, variant_fixed, variant_hand, variant_must, piece in variants:
+        found = solve(
+            variant_table,
+            variant_hand,
+            g.rules,
+            opened=True,
+            mode=mode,
+            fixed=variant_fixed,
+            must_place=variant_must,
+            budget=max(1, budget - (states_spent() - spent)),
+            jokers_stay=jokers_stay,
+        )
+        if piece is not None:
+            placed = [piece, *found.placed]
+            found = Solution(
+                len(placed),
+                rack_value(placed, g.rules.joker_penalty),
+                placed,
+                found.table,
+                found.changed_melds,
+            )
+        if best is not None and must is not None and found.count != len(must):
+            continue
+        if best is None or _score(g.rules, found.placed, mode) > _score(g.rules, best.placed, mode):
+            best = found
+    assert best is not None
+    return best
+
+
 def _solver_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]]:
-    """The working table as the solver gets it, and its fixed melds. A meld holding a held
-    joker and pieces laid beside its start meld earlier in the turn goes as the stretch of it
-    from the first to the last piece of the start meld (when that is a valid meld; else the
-    start meld's pieces alone, a group) and the rest one by one: only
-    the start meld's tiles stay together (RULES.md "Preset rummikub"), the rest may leave,
-    and a solver that keeps a valid joker meld whole could not take them out. So does a meld
-    whose jokers were all laid from the rack this turn (the player's own pieces, free)."""
+    """The working table as the solver gets it, and its fixed melds (see :func:`_table_for`)."""
+    table, kept, _faithful = _table_for(g, seat)
+    return table, kept
+
+
+def _table_for(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int], bool]:
+    """The working table as the solver gets it, its fixed melds, and whether the solver with
+    table jokers kept (``jokers_stay``) sees every held joker's meld as the engine holds it.
+
+    Rummikub (``joker_meld_no_split``, :func:`_locked_table`): each start meld holding a held
+    joker goes as its pieces that must stay together, the rest of the working table's joker
+    melds one by one. Elsewhere a meld holding a held joker and pieces laid beside its start
+    meld earlier in the turn goes as the stretch of it from the first to the last piece of
+    the start meld (when that is a valid meld; else the start meld's pieces alone, a group)
+    and the rest one by one. So does a meld whose jokers were all laid from the rack this
+    turn (the player's own pieces, free)."""
+    if g.rules.joker_meld_no_split:
+        return _locked_table(g, seat)
     held = held_jokers(g)
     spec = g.rules.meld_spec
     fixed = fixed_melds(g, seat)
@@ -198,7 +314,82 @@ def _solver_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]
             table += [[g.deck[i]] for i in rest]
         else:
             table.append(g.faces(meld.ids))
-    return table, kept
+    return table, kept, True
+
+
+def _locked_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int], bool]:
+    """:func:`_table_for` under ``joker_meld_no_split`` (RULES.md "Preset rummikub": the tiles
+    of a joker meld stay together). Per start meld holding a held joker, its part: where its
+    pieces (the jokers freed from it left out) lie in one working meld, those pieces alone (a
+    group: what was laid beside them, a swap's tile too, may leave), else the stretch of that
+    meld from their first to their last (a run: a swap's tile in it stays), else that
+    stretch with up to two neighbours at each end (``R3 J`` of ``R3 J R5 J`` after a swap: not
+    ``faithful``, the neighbours might have gone elsewhere); where the turn's moves spread them over
+    several melds, the pieces alone in their start order. A part must be a valid meld holding
+    no piece of another part; the pieces of the working melds that give a part, and of the
+    joker melds laid this turn, go one by one (free), every other meld as it lies. Not
+    ``faithful`` when a start meld has no such part (its pieces then go as they lie: the
+    solver's free answer is still a bound, its kept answer is not the best)."""
+    held = held_jokers(g)
+    fixed = fixed_melds(g, seat)
+    turn_table = g.turn.table
+    where = {i: k for k, m in enumerate(turn_table) for i in m.ids}
+    home_pieces = {
+        index: [i for i in g.table[index].ids if i not in g.turn.freed]
+        for index in sorted({index for index, _meaning in held.values()})
+    }
+    owner = {i: index for index, pieces in home_pieces.items() for i in pieces}
+    parts: dict[int, list[int]] = {}  # working meld -> the parts laid from it, in order
+    taken: set[int] = set()
+    faithful = True
+    for index, pieces in home_pieces.items():
+        inside = set(pieces)
+        melds = {where[i] for i in pieces if i in where}
+        if len(melds) == 1 and not melds & fixed:
+            (k,) = melds
+            ids = turn_table[k].ids
+            at = [n for n, i in enumerate(ids) if i in inside]
+            options = [[i for i in ids if i in inside], ids[at[0] : at[-1] + 1]]
+            grown = sorted(
+                ((a, b) for a in range(3) for b in range(3) if a + b),
+                key=lambda ab: (sum(ab), ab[1]),
+            )  # too short alone (R3 J after a swap of J J's R5): with its neighbours
+            options += [ids[max(0, at[0] - a) : at[-1] + 1 + b] for a, b in grown]
+        else:
+            k = min(melds) if melds else -1
+            options = [pieces] if melds and not melds & fixed else []
+        for n, part in enumerate(options):
+            if taken & set(part) or any(owner.get(i, index) != index for i in part):
+                continue
+            if not _keeps_meanings(g, part, held):
+                continue
+            parts.setdefault(k, []).append(part)
+            taken |= set(part)
+            faithful = faithful and n < 2  # a neighbour kept with it: the best may differ
+            break
+        else:
+            faithful = False
+    at_start = {tuple(m.ids) for m in g.table}
+    table: list[list[Face]] = []
+    kept: set[int] = set()
+    for k, meld in enumerate(turn_table):
+        if k in fixed:
+            kept.add(len(table))
+            table.append(g.faces(meld.ids))
+            continue
+        table += [g.faces(part) for part in parts.get(k, [])]
+        if any(i in taken for i in meld.ids):
+            table += [[g.deck[i]] for i in meld.ids if i not in taken]
+        elif any(g.deck[i].is_joker for i in meld.ids) and (
+            tuple(meld.ids) not in at_start or not any(i in held for i in meld.ids)
+        ):
+            if any(i in held for i in meld.ids):
+                table.append(g.faces(meld.ids))  # a start meld without its part (not faithful)
+            else:
+                table += [[g.deck[i]] for i in meld.ids]  # jokers laid this turn: free
+        else:
+            table.append(g.faces(meld.ids))
+    return table, kept, faithful
 
 
 def _kept_solve(g: TurnContext, seat: int, must, mode: Mode, spend, **kw) -> Solution | None:
@@ -250,10 +441,11 @@ def legal_play(
     if known is not None:
         return known
     found = _legal_play(g, seat, must, mode, whole_turn)
-    if not whole_turn and found.solution is not None and not _ends_turn(g, seat, found):
-        # a play after which the turn can end, when one places as much (a hint's ``place``)
+    if not whole_turn and (found.solution is None or not _ends_turn(g, seat, found)):
+        # a play after which the turn can end, when one places as much (a hint's ``place``;
+        # the search for it may also find one where the search without it found none)
         whole = _legal_play(g, seat, must, mode, True)
-        if whole.solution is not None and whole.score >= found.score:
+        if whole.solution is not None and (found.solution is None or whole.score >= found.score):
             found = whole
     _remember(g, seat, must, mode, whole_turn, found)
     return found
@@ -318,7 +510,7 @@ def _remember(g, seat, must, mode, whole_turn, found: LegalPlay) -> None:
 
 def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
     rules = g.rules
-    spend = _Spend()
+    spend = _Spend(SEARCH_SOLVES if must is None else PLACE_SOLVES)
     worth = _score(rules, g.faces(g.turn.rack), mode)
     first = _State(g, seat, must, mode, whole_turn, spend, (), 0)
     first.quick()
@@ -363,10 +555,14 @@ def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
             continue
         better(st)
     # the fates, one solve per state in turn (a state whose bound cannot beat the best found
-    # is left out)
+    # is left out), the states that may reach the most first (a state's moves and its own
+    # bound: a ``place`` whose pieces need two swaps first, among states that keep a joker)
     runs = [(st, st.fates()) for st in states if st.free is not None]
     while runs and best.score < bound and spend.solves > 0:
+        top = max(st.offset + st.bound for st, _run in runs)
         for st, run in list(runs):
+            if st.offset + st.bound < top:
+                continue
             if st.offset + st.bound <= best.score or next(run, None) is None:
                 runs.remove((st, run))
                 continue
@@ -375,8 +571,10 @@ def _legal_play(g, seat, must, mode, whole_turn) -> LegalPlay:
                 break
     if runs and best.score < bound:
         spend.exact = False  # fates left untried
-    if best.score < bound and _two_kinds(g):
+    if best.score < bound and any(_two_kinds(st.g, seat) for st in states):
         spend.exact = False  # the solver may read a locked joker meld as the other kind
+    if best.score < bound and not all(_table_for(st.g, seat)[2] for st in states):
+        spend.exact = False  # a start meld's pieces the solver cannot be given kept together
     exact = best.score >= bound or spend.exact
     return replace(best, exact=exact, bound=bound)
 
@@ -444,7 +642,8 @@ class _State:
         g, seat, spend = self.g, self.seat, self.spend
         if self.free is None or self.best_score >= self.bound or not g.opened[seat]:
             return
-        fates = _tied_fates(g, seat, self.free)
+        table, fixed, frozen, loose = _fate_table(g, seat)
+        fates = _tied_fates(g, seat, self.free, table, fixed | frozen)
         if not fates:
             return
         tied = Counter(f.joined for options in fates for f in options)
@@ -452,41 +651,101 @@ class _State:
             spend.exact = False  # three tied jokers in one meld are not generated
         elif len(fates) == 2 and _spare_jokers(g) > 0:
             spend.exact = False  # nor two tied jokers and a rack joker in one meld
-        table = g.table_faces(working=True)
         hand = g.faces(g.turn.rack)
-        fixed = fixed_melds(g, seat)
         spec = g.rules.meld_spec
-        for combo in _combos(fates, table, hand, fixed, self.free.placed, spec, spend):
+        combos = _combos(fates, table, hand, fixed, self.free.placed, spec, spend, frozen)
+        for combo in combos:
             if self.best_score >= self.bound or spend.solves <= 0:
                 return
             try:
-                found = _with_fates(g, seat, combo, table, hand, self.must, fixed, self.mode, spend)
+                found = _with_fates(
+                    g, seat, combo, table, hand, self.must, fixed, self.mode, spend, frozen, loose
+                )
             except SolverBudgetExceeded:
                 spend.exact = False
                 found = None
             score = _score(g.rules, found.placed, self.mode) if found is not None else 0
-            if (
-                found is not None
-                and score > self.best_score
-                and accepts(g, seat, found.table, found.placed, self.whole_turn) is None
-            ):
-                self.best, self.best_score = found, score
+            if found is not None and score > self.best_score:
+                if accepts(g, seat, found.table, found.placed, self.whole_turn) is None:
+                    self.best, self.best_score = found, score
+                else:  # laid to keep the joker rules, and refused: the search cannot tell
+                    spend.exact = False  # (the pieces' ids, a reading) that nothing beats it
             yield True
 
 
-def _two_kinds(g: TurnContext) -> bool:
-    """Rummikub: does a meld holding a held joker read both as a group and as a run (``R12 J
-    J``: the engine reads a group of 12 by position, the solver may lengthen it as a run and
-    miss the group's fourth tile; the search is then not exact)?"""
+def _fate_table(g: TurnContext, seat: int):
+    """The table the fates are laid on: its melds, the fixed ones, the ``frozen`` ones no fate
+    takes a piece from, and the ``loose`` ones the solver gets piece by piece. Rummikub: the
+    solver's table (:func:`_locked_table`: each held joker's start meld as its part, frozen;
+    the pieces laid beside it and the joker melds laid this turn one by one). Elsewhere the
+    working table (a held joker's fate ``keep`` names its meld there), a meld whose jokers
+    were all laid this turn (from the hand, or by ``take``) loose: the player's own pieces."""
+    if g.rules.joker_meld_no_split:
+        table, fixed = _solver_table(g, seat)
+        frozen = {
+            k
+            for k, m in enumerate(table)
+            if k not in fixed and len(m) > 1 and any(f.is_joker for f in m)
+        }
+        return table, fixed, frozen, set()
+    held = held_jokers(g)
+    at_start = {tuple(m.ids) for m in g.table}
+    fixed = fixed_melds(g, seat)
+    loose = {
+        k
+        for k, m in enumerate(g.turn.table)
+        if k not in fixed
+        and tuple(m.ids) not in at_start
+        and any(g.deck[i].is_joker for i in m.ids)
+        and not any(i in held for i in m.ids)
+    }
+    return g.table_faces(working=True), fixed, set(), loose
+
+
+def _keeps_meanings(g: TurnContext, part: list[int], held) -> bool:
+    """Is ``part`` a valid meld as it lies in which each held joker means what it meant at the
+    start of the turn (a run's joker the same tile, a group's joker a joker of its value)?"""
+    found = positional_reading(g.faces(part), g.rules.meld_spec)
+    if found is None:
+        return False
+    for n, i in enumerate(part):
+        meaning = held[i][1] if i in held else None
+        if meaning is None:
+            continue
+        kind, what = meaning
+        if found.kind != kind:
+            return False
+        if kind == "run" and found.stands_for[n] != what:
+            return False
+        if kind == "group" and found.stands_for[n].rank != what:
+            return False
+    return True
+
+
+def _two_kinds(g: TurnContext, seat: int) -> bool:
+    """Rummikub: does the solver read a locked joker meld of its table otherwise than the
+    engine does by position, in a way :func:`_solve` does not mend (it mends one group the
+    solver reads as a run, ``R12 J J``: :func:`_group_read_as_run`)? The search is then not
+    exact: the solver may lengthen the meld as the other kind and miss what the engine's
+    reading takes."""
     if not g.rules.joker_meld_no_split:
         return False
-    held = held_jokers(g)
+    table, fixed = _solver_table(g, seat)
     spec = g.rules.meld_spec
-    return any(
-        any(i in held for i in meld.ids)
-        and len({r.kind for r in readings(g.faces(meld.ids), spec)}) > 1
-        for meld in g.turn.table
-    )
+    groups = 0
+    for k, meld in enumerate(table):
+        if k in fixed or not any(f.is_joker for f in meld):
+            continue
+        here = positional_reading(meld, spec)
+        if here is None:
+            continue
+        if _group_read_as_run(meld, spec):
+            groups += 1
+            continue
+        first = readings(meld, spec)[0]
+        if first.kind != here.kind or (here.kind == "run" and first.stands_for != here.stands_for):
+            return True
+    return groups > 1
 
 
 def _spare_jokers(g: TurnContext) -> int:
@@ -717,22 +976,23 @@ class _Fate:
     table: tuple[Face, ...]
     rack: tuple[Face, ...]
     keep: int = -1
+    home: int = -1  # a moved held joker: the meld it lies in (its joker is taken from there)
     hinted: bool = False  # the free answer lays this meld
     partner: int = -1  # a meld of two tied jokers: the other one's index (its fate: joined)
     joined: bool = False  # this joker lies in the meld of tied joker ``partner``
 
 
-def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
-    """Per joker a rule ties (see the module docstring), the fates it may have."""
+def _tied_fates(
+    g: TurnContext, seat: int, free: Solution, table_faces, frozen: set[int]
+) -> list[list[_Fate]]:
+    """Per joker a rule ties (see the module docstring), the fates it may have, on the table
+    of :func:`_fate_table` (``frozen``: its fixed and frozen melds, whose pieces no fate takes)."""
     rules = g.rules
     spec = rules.meld_spec
     where = {i: k for k, m in enumerate(g.turn.table) for i in m.ids}
     fixed = fixed_melds(g, seat)
     out: list[list[_Fate]] = []
-    table_faces = g.table_faces(working=True)
-    locked = set(fixed)
-    if rules.joker_meld_no_split:
-        locked |= {where[j] for j in held_jokers(g) if j in where}
+    locked = set(frozen)
     free_table = Counter(f for k, m in enumerate(table_faces) if k not in locked for f in m)
     rack = Counter(g.faces(g.turn.rack))
     hinted = [Counter(m) for m in free.table if any(f.is_joker for f in m)]
@@ -761,7 +1021,7 @@ def _tied_fates(g: TurnContext, seat: int, free: Solution) -> list[list[_Fate]]:
             for meld in _melds_with_joker(pool, rack, spec, strict, set(home), spare):
                 joker_face = (Tile.joker(),)
                 rack_jokers = (Tile.joker(),) * (sum(1 for f in meld if f.is_joker) - 1)
-                options.append(mark(_Fate(tuple(meld), joker_face, rack_jokers)))
+                options.append(mark(_Fate(tuple(meld), joker_face, rack_jokers, home=k)))
             out.append(options)
             pairing.append(("held", set(home), strict, pool))
     if not rules.joker_freed_to_hand:
@@ -988,20 +1248,25 @@ def _rack_sources(meld, rack: Counter, played: Counter) -> list[_Fate]:
     return out
 
 
-def _laid(combo, table, fixed):
+def _laid(combo, table, fixed, frozen=()):
     """The table after the moved fates take their table pieces (from melds outside ``fixed``
     and the kept ones), the new melds, and the rack pieces they take; None when a piece is
     missing."""
     melds = [list(m) for m in table]
     keep = {f.keep for f in combo if f.keep >= 0}
-    removable = [k for k in range(len(melds)) if k not in fixed and k not in keep]
+    removable = [
+        k for k in range(len(melds)) if k not in fixed and k not in keep and k not in frozen
+    ]
     taken_rack: Counter = Counter()
     new: list[list[Face]] = []
     for fate in combo:
         if fate.keep >= 0 or fate.joined:
             continue
+        order = removable
+        if fate.home in removable:  # a held joker leaves its own meld
+            order = [fate.home, *(k for k in removable if k != fate.home)]
         for face in fate.table:
-            k = next((k for k in removable if face in melds[k]), None)
+            k = next((k for k in (order if face.is_joker else removable) if face in melds[k]), None)
             if k is None:
                 return None
             melds[k].remove(face)
@@ -1034,16 +1299,17 @@ def _broken(combo, table, fixed, spec, holding=None) -> int:
     return sum(1 for m in changed.values() if m and not readings(m, spec))
 
 
-def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend):
+def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend, frozen=()):
     """Choices of one fate per tied joker whose pieces exist together (at most
     :data:`FATE_COMBOS`; a cut marks ``spend`` not exact), those taking most rack pieces
     that the free answer places (``placed``) first, then those breaking fewest table melds,
     then those within the free answer's melds, then fewest moved jokers. A fate's pieces not named by it come from
     the table where they can (a table piece must be used anyway; the rack copy stays free),
     else from the rack."""
-    pool = Counter(f for k, m in enumerate(table) if k not in fixed for f in m)
+    pool = Counter(f for k, m in enumerate(table) if k not in fixed and k not in frozen for f in m)
     rack = Counter(hand)
     wanted = Counter(placed)
+    unmoved = set(fixed) | set(frozen)
     holding: dict[Face, list[int]] = {}  # the melds holding each face, in table order
     for k, meld in enumerate(table):
         for face in dict.fromkeys(meld):
@@ -1081,7 +1347,7 @@ def _combos(fates: list[list[_Fate]], table, hand, fixed, placed, spec, spend):
             if moved:
                 unhinted = sum(1 for f in picked if f.keep < 0 and not f.joined and not f.hinted)
                 overlap = (sum((Counter(f.rack) for f in picked), Counter()) & wanted).total()
-                broken = _broken(picked, table, fixed, spec, holding)
+                broken = _broken(picked, table, unmoved, spec, holding)
                 chosen.append((-overlap, broken, unhinted, moved, list(picked)))
             return
         joint = next((p for p, f in enumerate(picked) if f.partner == i and not f.joined), None)
@@ -1132,11 +1398,23 @@ def _fates_sorted(fates: list[list[_Fate]]) -> list[list[_Fate]]:
     return [sorted(o, key=lambda f: (not f.hinted, f.keep < 0, len(f.meld))) for o in fates]
 
 
-def _with_fates(g: TurnContext, seat: int, combo, table, hand, must, fixed, mode: Mode, spend):
+def _with_fates(
+    g: TurnContext,
+    seat: int,
+    combo,
+    table,
+    hand,
+    must,
+    fixed,
+    mode: Mode,
+    spend,
+    frozen=(),
+    loose=(),
+):
     """The best play with these fates laid (each kept whole, a run lengthened only at its
     ends, a group only completed: ``jokers_stay``), or None (a solve is charged to ``spend``
     only when one runs; none when its solves are spent)."""
-    laid = _laid(combo, table, fixed)
+    laid = _laid(combo, table, fixed, frozen)
     if laid is None:
         return None
     melds, new, taken_rack, _keep = laid
@@ -1146,9 +1424,10 @@ def _with_fates(g: TurnContext, seat: int, combo, table, hand, must, fixed, mode
         if taken_rack - Counter(must):
             return None
         rest_must = list((Counter(must) - taken_rack).elements())
-    kept_melds = [(k, m) for k, m in enumerate(melds) if m]
+    kept_melds = [(k, m) for k, m in enumerate(melds) if m and k not in loose]
     index = {k: n for n, (k, _) in enumerate(kept_melds)}
-    rest = [m for _, m in kept_melds] + new
+    singles = [[f] for k, m in enumerate(melds) if k in loose for f in m]  # the player's own
+    rest = [m for _, m in kept_melds] + singles + new
     rest_fixed = {index[k] for k in fixed if k in index}
     spec = g.rules.meld_spec
     solution = None

@@ -636,6 +636,74 @@ GAPS = [
         False,
         ("add 1 B11", "move 1 B11 > new", "join 1 2"),
     ),
+    # after earlier moves: two joker melds joined into one with tiles laid beside them; each
+    # start meld goes to the solver as its own part (was: nothing, "best move") [1]
+    (
+        "rummikub",
+        [[JOKER, JOKER, Tile(2, 8), Tile(0, 8)], [Tile(0, 7), JOKER, Tile(2, 7)]],
+        [Tile(3, 8), Tile(1, 8), JOKER, Tile(1, 12)],
+        False,
+        ("add 1 K8", "join 1 2", "add 1 R8"),
+    ),
+    # after earlier moves: the start meld's pieces spread over two melds, gathered again for
+    # the solver (value 4: swap 1 B4 and the freed joker beside Y3 K3) [4]
+    (
+        "rummikub",
+        [
+            [JOKER, JOKER, Tile(0, 5), Tile(0, 6), Tile(0, 7)],
+            [JOKER, Tile(0, 3), Tile(2, 3)],
+            [Tile(3, 3), JOKER, Tile(0, 3)],
+        ],
+        [Tile(0, 4), Tile(3, 3), Tile(2, 3)],
+        False,
+        ("add 1 Y3", "add 2 K3", "move 1 Y3 > 3"),
+    ),
+    # after earlier moves (Stein ``take``): a meld whose joker was laid this turn is the
+    # player's own, its R6 leaves it for R5 R6 R7 (was: K6 alone, "best move") [2]
+    (
+        "stein",
+        [[Tile(1, 5), JOKER, Tile(2, 5), Tile(3, 5)], [Tile(2, 6), Tile(1, 6), Tile(3, 6)]],
+        [Tile(1, 7), JOKER],
+        False,
+        ("take 2 K6", "move 2 R6 > new", "join 2 3"),
+    ),
+    # a locked group of one tile and two jokers the solver reads as a run (B12 J J: R11-R13);
+    # it is completed as a group [1]
+    (
+        "rummikub",
+        [[Tile(0, 12), JOKER, JOKER], [JOKER, Tile(2, 11), Tile(2, 12)]],
+        [Tile(2, 12)],
+        False,
+    ),
+    # after a swap the held joker keeps its meaning: J R6 R7 is no part of J R5 R6 R7 (the
+    # joker meant R4); swap 1 R5, then B9 Y9 and the freed joker [3]
+    (
+        "rummikub",
+        [[JOKER, JOKER, Tile(1, 6), Tile(1, 7)], [Tile(2, 6), JOKER, Tile(2, 8)]],
+        [Tile(1, 5), Tile(0, 9), Tile(2, 9), Tile(0, 4)],
+        False,
+    ),
+    # Stein ``place`` of pieces that need two swaps first (swap 2 Y6; swap 3 B5; place R7 Y6
+    # J J) [4]
+    (
+        "stein",
+        [
+            [Tile(1, 6), JOKER, JOKER, Tile(3, 6)],
+            [Tile(2, 5), JOKER, Tile(2, 7)],
+            [Tile(0, 3), Tile(0, 4), JOKER],
+        ],
+        [Tile(2, 6), Tile(2, 6), Tile(0, 5), Tile(1, 7)],
+        False,
+    ),
+    # after earlier moves, Stein ``place`` that only a play after which the turn can end
+    # lays [3]
+    (
+        "stein",
+        [[JOKER, *(Tile(0, v) for v in range(9, 13)), JOKER], [Tile(0, 8), Tile(1, 8), JOKER]],
+        [Tile(1, 8), Tile(0, 11), JOKER, Tile(0, 12), Tile(0, 8)],
+        False,
+        ("add 2 B12", "split 2 B12", "add 2 J", "move 3 B12 > new", "move 1 B9 > new"),
+    ),
 ]
 
 
