@@ -58,6 +58,14 @@ def _values(rows: int, columns: int) -> str:
 # still carries the write's token (NULL: a store without a lease), the game is playing at the
 # seq before this one; then the log row (its primary key refuses a repeated seq) and the game row.
 # A failed check aborts the whole statement: nothing of the batch is written.
+#
+# A statement's row count is a *size class* (:func:`statement_rows`: 1, 2, 4 ... 256, at most the
+# variable limit allows), the rows after the batch's own all NULL, which the trigger skips
+# (RAISE(IGNORE): that row only; the statement goes on). sqlite3 caches every statement text it
+# runs (128 by default), and a cached statement keeps a copy of the values last bound to it (every
+# row's snapshot, ~1.6 KB in a soak) beside its code (~1.3 KB a row): one text per batch size held
+# 15 MB in the soak's load run (91 sizes up to 208 rows); the size classes hold at most 9 texts,
+# their values at most 511 rows' worth (tests/bot/test_store_command_write.py).
 
 COMMAND_WRITE_COLUMNS = (
     "game_id",
@@ -78,6 +86,7 @@ CREATE TEMP VIEW IF NOT EXISTS command_write ({", ".join(COMMAND_WRITE_COLUMNS)}
     SELECT {", ".join(["NULL"] * len(COMMAND_WRITE_COLUMNS))} WHERE 0;
 CREATE TEMP TRIGGER IF NOT EXISTS command_write_insert INSTEAD OF INSERT ON command_write
 BEGIN
+    SELECT RAISE(IGNORE) WHERE NEW.game_id IS NULL;
     SELECT RAISE(ABORT, 'rummy:owner') WHERE NEW.token IS NOT NULL AND NOT EXISTS (
         SELECT 1 FROM owner WHERE id = 1 AND token = NEW.token AND released IS NULL);
     SELECT RAISE(ABORT, 'rummy:seq') WHERE NOT EXISTS (
@@ -99,13 +108,25 @@ def install_command_write(conn: sqlite3.Connection) -> None:
     conn.executescript(COMMAND_WRITE_SQL)
 
 
-def _command_rows(conn: sqlite3.Connection, writes: Sequence[CommandWrite], token: str | None):
+def _per_statement(conn: sqlite3.Connection) -> int:
+    """The most command writes one statement can carry (SQLite's variable limit)."""
+    return max(1, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(COMMAND_WRITE_COLUMNS))
+
+
+def statement_rows(count: int, per_statement: int) -> int:
+    """The rows of the statement that carries ``count`` (1 to ``per_statement``) command writes:
+    the next power of two, at most ``per_statement`` (the padding rows are all NULL)."""
+    return min(per_statement, 1 << (count - 1).bit_length())
+
+
+def command_statements(conn: sqlite3.Connection, writes: Sequence[CommandWrite], token: str | None):
     """``(sql, params)`` statements inserting ``writes`` into command_write, as few as the
-    variable limit allows."""
+    variable limit allows, each padded to its size class (see above)."""
     width = len(COMMAND_WRITE_COLUMNS)
-    per_statement = max(1, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
+    per_statement = _per_statement(conn)
     for first in range(0, len(writes), per_statement):
         chunk = writes[first : first + per_statement]
+        rows = statement_rows(len(chunk), per_statement)
         params: list[Any] = []
         for w in chunk:
             params += (
@@ -121,14 +142,14 @@ def _command_rows(conn: sqlite3.Connection, writes: Sequence[CommandWrite], toke
                 int(w.activity),
                 token,
             )
-        yield f"INSERT INTO command_write VALUES {_values(len(chunk), width)}", params
+        params += [None] * ((rows - len(chunk)) * width)
+        yield f"INSERT INTO command_write VALUES {_values(rows, width)}", params
 
 
 def single_statement(conn: sqlite3.Connection, writes: Sequence[CommandWrite]) -> bool:
     """Whether ``writes`` are one statement with no other rows: then, in autocommit mode, that
     statement alone is the whole transaction (no BEGIN ... COMMIT around it)."""
-    width = len(COMMAND_WRITE_COLUMNS)
-    fits = len(writes) <= max(1, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
+    fits = len(writes) <= _per_statement(conn)
     return fits and not any(w.results or w.kv or w.kv_hooks for w in writes)
 
 
@@ -142,7 +163,7 @@ def write_commands(
     carries ``token`` (None: a store without a lease); otherwise ``check_owner`` says why
     (StoreOwnerLost). Inside a transaction, or alone in autocommit mode when
     :func:`single_statement` says so. Refusals are StoreConflict / StoreOwnerLost."""
-    for sql, params in _command_rows(conn, writes, token):
+    for sql, params in command_statements(conn, writes, token):
         try:
             conn.execute(sql, params)
         except sqlite3.IntegrityError as exc:
