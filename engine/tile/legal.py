@@ -324,7 +324,8 @@ def _locked_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]
     group: what was laid beside them, a swap's tile too, may leave), else the stretch of that
     meld from their first to their last (a run: a swap's tile in it stays), else that
     stretch with up to two neighbours at each end (``R3 J`` of ``R3 J R5 J`` after a swap: not
-    ``faithful``, the neighbours might have gone elsewhere); where the turn's moves spread them over
+    ``faithful``, the neighbours might have gone elsewhere; nor is a stretch holding a swap's
+    tile where a free joker could take its place: ``B3 J J B6 B7 | B5 J J``); where the turn's moves spread them over
     several melds, the pieces alone in their start order. A part must be a valid meld holding
     no piece of another part; the pieces of the working melds that give a part, and of the
     joker melds laid this turn, go one by one (free), every other meld as it lies. Not
@@ -340,6 +341,9 @@ def _locked_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]
     }
     owner = {i: index for index, pieces in home_pieces.items() for i in pieces}
     parts: dict[int, list[int]] = {}  # working meld -> the parts laid from it, in order
+    spare = any(g.deck[i].is_joker for i in g.turn.rack) or any(
+        g.deck[i].is_joker and i not in held for m in turn_table for i in m.ids
+    )  # a joker no rule holds where it lies
     taken: set[int] = set()
     faithful = True
     for index, pieces in home_pieces.items():
@@ -366,6 +370,8 @@ def _locked_table(g: TurnContext, seat: int) -> tuple[list[list[Face]], set[int]
             parts.setdefault(k, []).append(part)
             taken |= set(part)
             faithful = faithful and n < 2  # a neighbour kept with it: the best may differ
+            if n and set(part) - inside and spare:
+                faithful = False  # a joker might take a swap's tile's place, the tile go
             break
         else:
             faithful = False
@@ -1034,7 +1040,15 @@ def _tied_fates(
             options = []
             need = set(rack) | set(played)
             spare = rack[Tile.joker()] - 1  # the freed joker itself is in the rack
-            for meld in _melds_with_joker(free_table, rack, spec, None, need, spare):
+            melds = _melds_with_joker(free_table, rack, spec, None, need, spare)
+            if spare > 0:  # two jokers beside one tile, the second standing for a piece
+                joker = Tile.joker()  # that is there too (B1 J J beside B2 B3 B4)
+                have = {f for f in need if not f.is_joker and (rack[f] or free_table[f])}
+                for face in sorted(have, key=str):
+                    for meld in ((face, joker, joker), (joker, face, joker), (joker, joker, face)):
+                        if positional_reading(meld, spec) is not None and meld not in melds:
+                            melds.append(meld)
+            for meld in melds:
                 options += [mark(f) for f in _rack_sources(meld, rack, played)]
             out.append(options)
             pairing.append(("freed",))

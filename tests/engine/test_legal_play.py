@@ -695,6 +695,14 @@ GAPS = [
         [Tile(2, 6), Tile(2, 6), Tile(0, 5), Tile(1, 7)],
         False,
     ),
+    # two swaps, then both freed jokers beside the tile the first swap laid: B1 J J, the
+    # second joker standing for the B2 that lies in B2 B3 B4 [2]
+    (
+        "rummikub",
+        [[JOKER, Tile(0, 2), Tile(0, 3), Tile(0, 4)], [JOKER, Tile(0, 6), Tile(1, 6)]],
+        [Tile(0, 1), Tile(2, 6)],
+        False,
+    ),
     # after earlier moves, Stein ``place`` that only a play after which the turn can end
     # lays [3]
     (
