@@ -8,7 +8,9 @@ its lease can never write a move), on a real server:
 - a holder STOPPED inside a write transaction (SIGSTOP: its session idle in the transaction,
   holding the lease's shared lock) does not hold a takeover up once its lease has expired: the
   takeover ends that session (its uncommitted write is rolled back) and the old holder's next
-  write is refused; while its lease is live, a takeover round neither waits for it nor ends it.
+  write is refused; while its lease is live, a takeover round neither waits for it nor ends it;
+- the same for a stopped holder's write of no game (a player row: a row lock, no lease lock),
+  which would hold up every other process's write of that row.
 
 A write is held inside the server by a table lock taken from outside the store (after its lease
 check: the check comes first in every write), so the order is forced, whatever the timing. A
@@ -27,7 +29,7 @@ from urllib.parse import urlsplit
 import asyncpg
 import pytest
 
-from bot.store import StoreFenced, StoreOwnerLost
+from bot.store import PlayerRecord, StoreFenced, StoreOwnerLost
 from bot.store.postgres.store import PostgresStore
 from tests.pg import PgServer
 from tests.store_contract.helpers import SEATS, T0, game, started, write
@@ -204,3 +206,31 @@ async def test_an_owner_takeover_ends_the_idle_transaction_of_a_stopped_owner(
             await b.close()
     finally:
         await a.close()
+
+
+async def test_a_shard_takeover_ends_a_stopped_holders_idle_write_of_no_game(
+    pg_server: PgServer, pg_url: str
+):
+    no_waiting(pg_server, pg_url)
+    a = PostgresStore(pg_url, shard_count=2)
+    b = PostgresStore(pg_url, shard_count=2)
+    await a.open()
+    await b.open()
+    try:
+        assert await a.acquire_shards([0], now=T0, lease_seconds=LEASE) == {0: 1}
+        await a.upsert_player(PlayerRecord("bot-1", "Bot"))
+        assert a._pool is not None
+        async with a._pool.acquire() as conn:  # a stopped inside a write of that player's row
+            await conn.execute("SET idle_in_transaction_session_timeout = 0")
+            transaction = conn.transaction()
+            await transaction.start()
+            await conn.execute("UPDATE players SET name = 'Stopped' WHERE id = 'bot-1'")
+            assert await b.acquire_shards([0], now=T0 + 1, lease_seconds=LEASE) == {}
+            assert not await ended(conn)  # a's lease is live: left alone
+            assert await b.acquire_shards([0], now=T0 + LEASE, lease_seconds=LEASE) == {0: 2}
+            assert await ended(conn)
+        await b.upsert_player(PlayerRecord("bot-1", "Bot 2"))  # not held up by a's row lock
+        assert (await b.get_player("bot-1")).name == "Bot 2"
+    finally:
+        await a.close()
+        await b.close()

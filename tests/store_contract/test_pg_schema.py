@@ -31,6 +31,7 @@ async def test_a_version_1_database_migrates_forward_and_keeps_its_rows(
         "rummy_held_shards",
         "rummy_owner_row",
         "rummy_lock_lease_exclusive",
+        "rummy_end_idle_sessions",
     ):
         pg_server.sql(pg_url, f"DROP FUNCTION {function}")
     pg_server.sql(pg_url, "DROP FUNCTION rummy_lock_leases")  # used by the two before

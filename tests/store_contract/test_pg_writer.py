@@ -55,7 +55,7 @@ async def waiting_backends(server: PgServer, url: str, count: int = 1) -> list[i
         rows = server.sql(
             server.base_url,
             "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' "
-            "AND application_name = 'rummy-bot'",
+            "AND application_name LIKE 'rummy-bot%'",
             database,
         )
         if len(rows) >= count:

@@ -99,7 +99,7 @@ from ..records import (
 from ..writes import settle_batch
 from .errors import connect_error, is_connection_error, pg_error, safe_url
 from .reads import PgReads, Query, check_status, check_text
-from .schema import LOCK_KEY, OWNER_KEY, check_identity, identity, migrate
+from .schema import APPLICATION, LOCK_KEY, OWNER_KEY, check_identity, identity, migrate
 from .writer import ConnectionStack, WriterThread
 from .writes import (
     KV_UPSERT,
@@ -244,6 +244,12 @@ class PostgresStore(PgReads, Store):
 
     async def _open_once(self) -> None:
         settings = {"application_name": "rummy-bot"}
+        # a sharded writer's id in shard_leases; its connections carry it, so a process taking
+        # its shards over after its lease ran out can end its sessions left idle inside a
+        # transaction (a stopped process; migration 0006)
+        holder = uuid.uuid4().hex
+        if self.shard_count is not None and not self.readonly:
+            settings["application_name"] = f"{APPLICATION} {holder}"
         if self.readonly:
             settings["default_transaction_read_only"] = "on"
         else:
@@ -316,7 +322,7 @@ class PostgresStore(PgReads, Store):
                         if self.shard_count is not None:
                             await self._refuse_live_owner(conn)
                             self._token = None
-                            self._holder = uuid.uuid4().hex
+                            self._holder = holder
                             self._held = {}
                         else:
                             self._token = await self._take_lease(conn)
@@ -645,11 +651,24 @@ class PostgresStore(PgReads, Store):
             await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
             seen = {lease.shard: lease for lease in await read_shard_leases(conn)}
             locked: list[int] = []
+            gone: set[str] = set()  # dead holders whose idle sessions were ended (0006)
             for shard in sorted(set(shards)):
                 row = seen.get(shard)
                 other = row is not None and row.holder != holder
                 if other and not row.free(now):
                     continue
+                if row is not None and other and row.holder not in gone:
+                    gone.add(row.holder)
+                    idle = await conn.fetchval(
+                        "SELECT rummy_end_idle_sessions($1)", f"{APPLICATION} {row.holder}"
+                    )
+                    if idle:
+                        log.warning(
+                            "%s: ended %d idle transaction(s) of %s",
+                            self.path,
+                            idle,
+                            row.text(now),
+                        )
                 ended = await conn.fetchval(
                     "SELECT rummy_lock_lease_exclusive($1, $2)", int(shard), other
                 )
