@@ -26,14 +26,29 @@ tests/pg.py, fsync on, unless ``--db`` names one):
    equal parts of the first 80 % of the commands expected (``--expect``, by default the
    single run's count, else ``games * 90``), and at least ``--kill-after`` seconds after the
    kill before; a worker that fails by itself is started again (``crashes``, reported).
-   ``--pauses`` of the kills are preceded by a pause: the process is SIGSTOPped, its
-   replacement started, and once the replacement has taken its shards over (their fencing
-   tokens grew: at most one ``--lease`` after the last renewal, plus its start-up) it is
-   SIGCONTed: its writes are fenced (a later one would show as doubled or missing) and it
-   drops its games (``ended_by_itself``: it also ended, having no game left to wait for; one
-   still waiting to start a game of its shards is killed after 3 leases). On SQLite a process
-   stopped inside a write holds the file's write lock, so nobody takes it over
-   (``taken_over`` false after ``5 * lease + 10`` s; it is continued as the holder).
+   ``--pauses`` times, at an odd kill point, a live process that has acknowledged commands is
+   paused as well (:class:`Pause`; that point's kill then hits another slot): SIGSTOPped, its replacement started, and once the
+   replacement has taken its shards over (their fencing tokens grew: about one ``--lease``
+   after the stopped process's last renewal, plus the replacement's start-up and its next
+   round) it is SIGCONTed: its writes under the old tokens are refused (a later one would show
+   as doubled or missing) and it drops its games and ends (``ended_by_itself``; one still
+   waiting to start a game of its shards is killed after 3 leases). When the pause ends its
+   replacement is killed and started again (a kill). A pause does not hold the kills up: while it lasts
+   the kills go on in the other slots, so they still fall at their points, however long a
+   takeover takes, and the run reaches its ``--kills`` on a faster or slower machine alike
+   (if the games all finish first, fewer are reported: ``kills`` < 10 fails ``met``). On
+   SQLite a process stopped inside a write holds the file's write lock, so nobody takes it
+   over (``taken_over`` false after ``5 * lease + 10`` s; it is continued as the holder) and
+   every other process's writes wait for it: there, kills and restarts wait while a process
+   is stopped, as they did before.
+   A pause reports ``takeover_s`` and the acknowledgements the paused process wrote
+   while stopped (``acked_while_stopped``: 0, else the measure is wrong) and after its
+   SIGCONT (``acked_after_sigcont``), split into those of commands already stored when the
+   takeover was seen (``..._stored_at_takeover``: committed while it held its lease, the
+   acknowledgement written only after it went on: a batch committed or under way when it was
+   stopped) and those of later commands (``..._later``: possible only once it took a lease
+   again with a new token, when the replacement's lease ran out while it resumed the games it
+   had just taken over; a write under the old token would show as doubled or missing).
    Each process appends every acknowledged command to a file of its own (``game, seq, text,
    latency``; written right after the commit, before anything else is done with it) outside
    the database.
@@ -447,50 +462,124 @@ def _check(
     }
 
 
-def _pause(victim: Worker, shards: int, args: argparse.Namespace) -> dict[str, Any]:
-    """A paused process: SIGSTOP it, start its replacement (a supervisor that took it for
-    dead), wait past its lease (the replacement takes the shards over), SIGCONT it: it must
-    write nothing more (fenced), drop its games and end. The replacement goes on as the slot's
-    process (the kill that follows hits it)."""
-    old = victim.proc
-    assert old is not None
-    old_ack = victim.acks[-1]
-    before = asyncio.run(_tokens(victim.url))
-    old.send_signal(signal.SIGSTOP)
-    paused = time.perf_counter()
-    stopped = len(_read_acks(old_ack))
-    victim.start(shards)
-    taken = False
-    # on SQLite a process stopped inside a write holds the file's write lock: nobody can
-    # take its leases over until it goes on (no server ends its transaction); then the
-    # pause is reported not taken over and the process, still the holder, goes on
-    while time.perf_counter() - paused < args.lease * 5 + 10:
-        time.sleep(0.2)
-        now = asyncio.run(_tokens(victim.url))
-        if all(now.get(s, 0) > before.get(s, 0) for s in victim.ids):
-            taken = True
-            break
-    took = time.perf_counter() - paused
-    still = len(_read_acks(old_ack))  # anything acknowledged while stopped: a measuring fault
-    old.send_signal(signal.SIGCONT)
+def sigcont_acks(
+    rows: list[tuple[str, int, str, float]], stored: dict[str, int]
+) -> tuple[int, int]:
+    """Of the acknowledgements a paused process wrote after its SIGCONT (``rows``), how many
+    are of commands stored when its shards were seen taken over (``stored``: game -> its seq
+    then; a commit that was under way when it was stopped, or done and not yet acknowledged:
+    the takeover waited for it or ended it) and how many are of later commands (possible only
+    once it took a lease again, with a new fencing token: a write under its old token would
+    also show as doubled or missing)."""
+    before = sum(1 for game, seq, _, _ in rows if seq <= stored.get(game, 0))
+    return before, len(rows) - before
+
+
+class Pause:
+    """A paused process, stepped by the kill loop without stalling it: SIGSTOP it, start its
+    replacement (a supervisor that took it for dead), and once the replacement has taken its
+    shards over (their fencing tokens grew: at most one lease after its last renewal, plus the
+    replacement's start-up), SIGCONT it: it must write nothing more under its old tokens,
+    drop its games and end (one still waiting to start a game of its shards is killed after
+    3 leases). The replacement goes on as the slot's process; when the pause is done the kill
+    loop kills it and starts the slot again (a kill). ``tokens()`` reads shard -> token;
+    ``seqs()`` the stored seq of the victim's games."""
+
+    def __init__(
+        self,
+        victim: Worker,
+        shards: int,
+        lease: float,
+        *,
+        tokens: Any = None,
+        seqs: Any = None,
+        poll: float = 0.5,
+    ) -> None:
+        self.victim = victim
+        self.lease = lease
+        self._tokens = tokens or (lambda: asyncio.run(_tokens(victim.url)))
+        self._seqs = seqs or (lambda: {})
+        self._poll = poll
+        old = victim.proc
+        assert old is not None
+        self.old = old
+        self.old_ack = victim.acks[-1]
+        self.before = self._tokens()
+        old.send_signal(signal.SIGSTOP)
+        self.paused = time.perf_counter()
+        self.stopped = len(_read_acks(self.old_ack))
+        victim.start(shards)
+        self.phase = "stopped"  # -> "continued" -> "done"
+        self._next = self.paused + poll
+        self.figures: dict[str, Any] = {}
+
+    @property
+    def done(self) -> bool:
+        return self.phase == "done"
+
+    def step(self) -> None:
+        """One look (cheap until the next poll is due): advance the pause if it can."""
+        now = time.perf_counter()
+        if self.phase == "done" or now < self._next:
+            return
+        self._next = now + self._poll
+        if self.phase == "stopped":
+            grown = self._tokens()
+            taken = all(grown.get(s, 0) > self.before.get(s, 0) for s in self.victim.ids)
+            # on SQLite a process stopped inside a write holds the file's write lock: nobody
+            # can take its leases over until it goes on (no server ends its transaction); then
+            # the pause is reported not taken over and the process, still the holder, goes on
+            if not taken and now - self.paused < self.lease * 5 + 10:
+                return
+            self.figures = {"taken_over": taken, "takeover_s": round(now - self.paused, 1)}
+            self.stored = self._seqs() if taken else {}
+            self.still = len(_read_acks(self.old_ack))  # acked while stopped: a measuring fault
+            self.old.send_signal(signal.SIGCONT)
+            self.phase, self.continued = "continued", now
+            return
+        ended = self.old.poll() is not None
+        if not ended and now - self.continued < self.lease * 3:
+            return
+        if not ended:
+            self.old.kill()
+        self.old.communicate()
+        rows = _read_acks(self.old_ack)
+        late, again = sigcont_acks(rows[self.still :], self.stored)
+        self.figures.update(
+            {
+                "acked_while_stopped": self.still - self.stopped,
+                "acked_after_sigcont": len(rows) - self.still,
+                "acked_after_sigcont_stored_at_takeover": late,
+                "acked_after_sigcont_later": again,
+                "ended_by_itself": ended,
+            }
+        )
+        self.phase = "done"
+
+    def finish(self) -> dict[str, Any]:
+        """Step until done (the end of a run); the figures."""
+        while not self.done:
+            time.sleep(0.1)
+            self.step()
+        return self.figures
+
+
+async def _seqs(url: str, game_ids: list[str]) -> dict[str, int]:
+    """game -> its stored seq (one read snapshot)."""
+    from bot.wiring import store_at
+
+    store = store_at(url, readonly=True, create=False)
+    await store.open()
+    found: dict[str, int] = {}
     try:
-        old.communicate(timeout=args.lease * 3)
-        ended = True
-    except subprocess.TimeoutExpired:
-        old.kill()
-        old.communicate()
-        ended = False
-    # a commit it had under way when stopped may finish on SIGCONT (it held the database's lock
-    # or the lease row, so the takeover waited for it); anything later is fenced: a later write
-    # would show as doubled or missing in the checks
-    after = len(_read_acks(old_ack))
-    return {
-        "taken_over": taken,
-        "takeover_s": round(took, 1),
-        "acked_while_stopped": still - stopped,
-        "acked_after_sigcont": after - still,
-        "ended_by_itself": ended,
-    }
+        async with store.snapshot() as snap:
+            for game_id in game_ids:
+                record = await snap.load_game(game_id)
+                if record is not None:
+                    found[game_id] = record.seq
+    finally:
+        await store.close()
+    return found
 
 
 async def _tokens(url: str) -> dict[int, int]:
@@ -557,35 +646,93 @@ def run_store(
     for worker in workers:
         worker.start(shards)
     done_kills = 0
-    fenced: list[dict[str, Any]] = []
+    pausing: list[Pause] = []  # every pause started, in order
     kill_at: list[int] = []  # acknowledged commands when each kill happened
     crashes: list[int] = []  # exit codes of workers that failed by themselves (restarted)
     samples: list[tuple[float, int]] = []  # (time, acknowledged commands so far)
     low, high = args.kill_after
     last = time.perf_counter()
     gap = rng.uniform(low, high)
+    victim_games = {
+        w.slot: [
+            soak_game_id(args.seed, i)
+            for i in range(games)
+            if shards is not None and shard_of(soak_guild_id(i), shards) in w.ids
+        ]
+        for w in workers
+    }
+
+    sqlite = not url.startswith(("postgresql://", "postgres://"))
+
+    def active() -> Pause | None:
+        return next((p for p in pausing if not p.done), None)
+
     try:
+        # a pause does not hold the kills up: while one slot's process is stopped (or ending
+        # after its SIGCONT), the kills go on in the other slots, so the kills fall at their
+        # points whatever a takeover takes
         while done_kills < kills:
             time.sleep(0.1)
-            _restart_crashed(workers, shards, crashes)
+            current = active()
+            # on SQLite a process stopped inside a write holds the file's write lock: every
+            # other process's writes and opens wait for it (and fail after the busy timeout),
+            # so while one is stopped there the kills and restarts wait, as they always did
+            held = sqlite and current is not None and current.phase == "stopped"
+            if not held:
+                _restart_crashed(workers, shards, crashes)
+            acked = counter.count([a for w in workers for a in w.acks])
+            if current is not None:
+                current.step()
+                if current.done:
+                    # the replacement is killed at once (a process that lost its shards to
+                    # the continued one and got them back has no game task left: a soak
+                    # ends when its games' tasks do), and started again: it resumes them
+                    current.victim.kill()
+                    done_kills += 1
+                    kill_at.append(acked)
+                    current.victim.start(shards)
+                    last, gap = time.perf_counter(), rng.uniform(low, high)
+                    current = None
+                    continue
             alive = [w for w in workers if w.alive()]
             if not alive:
                 break  # every game finished before the kills were done: reported
-            acked = counter.count([a for w in workers for a in w.acks])
             samples.append((time.perf_counter(), acked))
-            if acked < points[done_kills] or time.perf_counter() - last < gap:
+            if held or acked < points[done_kills] or time.perf_counter() - last < gap:
                 continue
-            victim = rng.choice(alive)
+            busy = current.victim if current is not None else None
+            free = [w for w in alive if w is not busy]
             # a pause needs a process that holds its leases and moves (it has acknowledged)
-            moving = [w for w in alive if _read_acks(w.acks[-1])]
-            if shards is not None and len(fenced) < pauses and done_kills % 2 == 1 and moving:
-                victim = rng.choice(moving)
-                fenced.append(_pause(victim, shards, args))
+            moving = [w for w in free if _read_acks(w.acks[-1])]
+            wants_pause = shards is not None and len(pausing) < pauses and current is None
+            if wants_pause and done_kills % 2 == 1 and moving:
+                chosen = rng.choice(moving)
+                url_games = victim_games[chosen.slot]
+                pausing.append(
+                    Pause(
+                        chosen,
+                        shards,
+                        args.lease,
+                        seqs=lambda g=url_games: asyncio.run(_seqs(url, g)),
+                    )
+                )
+                last, gap = time.perf_counter(), rng.uniform(low, high)
+                continue
+            if not free:
+                continue
+            victim = rng.choice(free)
             victim.kill()
             done_kills += 1
             kill_at.append(acked)
             victim.start(shards)
             last, gap = time.perf_counter(), rng.uniform(low, high)
+        current = active()
+        if current is not None:  # the kills are done (or the games): the pause ends as above
+            current.finish()
+            current.victim.kill()
+            done_kills += 1
+            kill_at.append(counter.count([a for w in workers for a in w.acks]))
+            current.victim.start(shards)
         deadline = time.perf_counter() + args.timeout
         while any(w.alive() for w in workers) and time.perf_counter() < deadline:
             time.sleep(0.2)
@@ -595,6 +742,11 @@ def run_store(
             )
         codes = [w.finish(max(1.0, deadline - time.perf_counter())) for w in workers]
     finally:
+        for pause in pausing:
+            if pause.old.poll() is None:
+                pause.old.send_signal(signal.SIGCONT)
+                pause.old.kill()
+                pause.old.communicate()
         for worker in workers:
             if worker.alive():
                 worker.kill()
@@ -604,7 +756,7 @@ def run_store(
     counts_after = server_counts(url)
     figures = _check(url, games, args.seed, shards, workers)
     figures["load"] = {"games": games, "concurrency": concurrency, "bot_pause": bot_pause}
-    figures["pauses"] = fenced
+    figures["pauses"] = [p.figures for p in pausing]
     figures["kills"] = done_kills
     figures["kills_at_acked"] = kill_at
     figures["exit_codes"] = codes
@@ -671,7 +823,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", default=None, help="a PostgreSQL URL to use instead of our own")
     parser.add_argument("--lease", type=float, default=6.0, help="shard lease seconds")
     parser.add_argument(
-        "--pauses", type=int, default=2, help="SIGSTOP attacks past the lease (see _pause)"
+        "--pauses", type=int, default=2, help="SIGSTOP attacks past the lease (see Pause)"
     )
     parser.add_argument("--preset", default="rummikub")
     parser.add_argument("--seed", type=int, default=1)

@@ -1,19 +1,26 @@
 """The multi-process soak's own bookkeeping (benchmarks/multisoak.py): where its kills fall,
-how it counts acknowledged commands, its CPU seconds and the PostgreSQL server's counters. The soak itself is a benchmark, run
-by hand (timings never live in tests)."""
+how it counts acknowledged commands, its CPU seconds and the PostgreSQL server's counters, and
+how a pause (SIGSTOP, takeover, SIGCONT) steps on a real stopped process without holding the
+kill loop. The soak itself is a benchmark, run by hand (timings never live in tests)."""
 
 from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 from benchmarks.multisoak import (
+    Pause,
     _AckCounter,
     _ranges,
     kill_points,
     per_command,
     server_counts,
     server_cpu,
+    sigcont_acks,
     window_rate,
 )
 from tests.pg import PgServer, pg_server, pg_url  # noqa: F401
@@ -93,3 +100,94 @@ def test_server_counts_are_empty_for_sqlite_and_grow_with_postgresql_commits(
     assert after["transactions"] >= before["transactions"] + 4
     assert after["wal_records"] > before["wal_records"]
     assert after["wal_bytes"] > before["wal_bytes"]
+
+
+def test_sigcont_acks_tell_commands_stored_at_the_takeover_from_later_ones() -> None:
+    rows = [("g", 4, "draw", 1.0), ("g", 5, "draw", 1.0), ("g", 6, "pass", 1.0), ("h", 1, "x", 1.0)]
+    assert sigcont_acks(rows, {"g": 5}) == (2, 2)  # h not stored at all: later
+    assert sigcont_acks([], {"g": 5}) == (0, 0)
+
+
+# a stand-in worker process: appends its ack lines once it has been continued (SIGCONT), then
+# ends, or (with "stay") goes on sleeping; it says it is ready once its handler is in place
+SCRIPT = r"""
+import signal, sys, time
+from pathlib import Path
+ack, ready, stay = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "stay"
+went_on = []
+signal.signal(signal.SIGCONT, lambda *_: went_on.append(1))
+ready.write_text("ok")
+while not went_on:
+    time.sleep(0.01)
+with open(ack, "a") as f:
+    f.write("g\t5\tdraw\t1.0\ng\t6\tpass\t1.0\n")
+while stay:
+    time.sleep(0.1)
+"""
+
+
+class StandIn:
+    """The part of a Worker a Pause uses: its shards, process, ack files and start()."""
+
+    def __init__(self, tmp: Path, stay: bool) -> None:
+        self.url, self.ids, self.acks, self.starts = "sqlite:///unused", [0, 1], [], 0
+        self.tmp, self.stay = tmp, stay
+        self.proc: subprocess.Popen[str] | None = None
+        self.start(None)
+        ready = tmp / "ready-0"
+        while not ready.exists():
+            assert self.proc is not None and self.proc.poll() is None, "the stand-in failed"
+            time.sleep(0.01)
+
+    def start(self, shard_count: int | None) -> None:
+        del shard_count
+        ack = self.tmp / f"ack-{self.starts}.tsv"
+        ready = self.tmp / f"ready-{self.starts}"
+        self.acks.append(ack)
+        mode = "stay" if self.stay else "end"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", SCRIPT, str(ack), str(ready), mode],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.starts += 1
+
+
+def test_a_pause_stops_the_process_and_continues_it_once_its_shards_are_taken_over(
+    tmp_path: Path,
+) -> None:
+    worker = StandIn(tmp_path, stay=False)
+    old = worker.proc
+    reads = iter([{0: 1, 1: 1}, {0: 1, 1: 1}, {0: 2, 1: 1}, {0: 2, 1: 2}])
+    pause = Pause(worker, 4, 6.0, tokens=lambda: next(reads), seqs=lambda: {"g": 5}, poll=0)
+    assert worker.proc is not old and worker.starts == 2  # the replacement
+    assert old is not None and old.poll() is None
+    pause.step()
+    pause.step()  # one shard taken over, not both: still stopped
+    assert pause.phase == "stopped"
+    pause.step()
+    assert pause.phase == "continued"
+    figures = pause.finish()
+    assert figures["taken_over"] and figures["ended_by_itself"]
+    assert figures["acked_while_stopped"] == 0
+    assert figures["acked_after_sigcont"] == 2
+    assert figures["acked_after_sigcont_stored_at_takeover"] == 1
+    assert figures["acked_after_sigcont_later"] == 1
+    assert worker.proc is not None
+    worker.proc.kill()
+    worker.proc.communicate()
+
+
+def test_a_paused_process_that_does_not_end_after_its_sigcont_is_killed(tmp_path: Path) -> None:
+    worker = StandIn(tmp_path, stay=True)
+    old = worker.proc
+    pause = Pause(worker, 4, 0.01, tokens=lambda: {0: 1, 1: 1}, poll=0)
+    pause.step()  # not taken over: continued after 5 leases + 10 s at the latest
+    assert pause.phase == "stopped"
+    pause.paused -= 60  # as if that time had passed
+    figures = pause.finish()
+    assert not figures["taken_over"] and not figures["ended_by_itself"]
+    assert old is not None and old.returncode is not None
+    assert worker.proc is not None
+    worker.proc.kill()
+    worker.proc.communicate()
