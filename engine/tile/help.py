@@ -11,7 +11,7 @@ from ..commands import Command, parse_command
 from ..errors import RummyError
 from ..game import Event
 from ..hints import tile_hint
-from ..melds import explain_invalid, positional_reading
+from ..melds import explain_invalid, is_valid
 from ..pieces import Face, Tile, format_faces
 from ..solver import SolverBudgetExceeded, solve
 from .claims import fixed_melds
@@ -147,9 +147,10 @@ def legal_place(g: TurnContext, seat: int, pieces: Sequence[Face]) -> list[Comma
 
 def place_as_written(g: TurnContext, seat: int, c: Command) -> list[Event]:
     """``place PIECES = TABLE``: lay exactly these rack pieces so that the working table is
-    TABLE (the form the command log keeps of a place the legal search resolved). TABLE must
-    hold every working table piece and these, each meld valid as it lies; its table jokers are
-    placed as ``place`` places them (:func:`adopt_solution`), keeping every joker rule."""
+    TABLE (the form the command log keeps of a place the legal search resolved, its melds as the
+    solver gave them). TABLE must hold every working table piece and these, each meld a valid
+    meld in some order; it is laid as ``place`` lays a solver table (:func:`adopt_solution`:
+    each meld arranged, table jokers placed), keeping every joker rule."""
     ids = from_rack(g, c.pieces, prefer=_gained(g, seat))
     have = Counter(f for meld in g.table_faces(working=True) for f in meld) + Counter(c.pieces)
     if Counter(f for meld in c.melds for f in meld) != have:
@@ -157,7 +158,7 @@ def place_as_written(g: TurnContext, seat: int, c: Command) -> list[Event]:
         raise RummyError("place.impossible", reason=reason)
     spec = g.rules.meld_spec
     for no, meld in enumerate(c.melds, 1):
-        if positional_reading(meld, spec) is None:
+        if not is_valid(meld, spec):  # in any order: the melds are laid as place lays them
             raise explain_invalid(meld, spec, no)
     adopt_solution(g, [list(meld) for meld in c.melds], ids, retry=True)
     return [working_event(g, seat, "place", pieces=format_faces(c.pieces))]

@@ -105,6 +105,25 @@ def test_the_swap_and_place_of_the_legal_search_are_logged_and_undone_one_by_one
     assert live.to_json() == g.to_json()
 
 
+def test_a_written_out_meld_is_laid_as_place_lays_it_not_as_it_lies():
+    """The solver gives a meld's pieces in its own order (``B11 B12 B13 J``: the joker is B10,
+    not B14); the written-out place lays it as ``place`` lays a solver table. Found by the
+    brute force after earlier moves (LEGAL_PLAY_EXAMPLES=400, seed 9)."""
+    g = TileGame.position(preset("rummikub"), "R8 J J R11 | B11 B12 B13", ["R9 J"], opened=[True])
+    for text in ("move 2 B12 > 1", "move 2 B11 > 1", "move 2 B13 > 1", "move 1 B11 > new"):
+        g.apply(0, text)
+    start = g.to_json()
+    g.apply(0, "place J")
+    logged = g.log_form("place J")
+    assert logged.startswith("place J = ") and "B13 J" in logged, logged
+    replayed = load_game(start)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tile_help, "legal_play", _no_search)
+        replayed.apply(0, logged)
+    assert replayed.to_json() == g.to_json()
+    assert g.tried(0, "done") is not None
+
+
 def test_a_plain_place_and_other_messages_are_logged_as_typed():
     g = TileGame.position(preset("rummikub"), "R4 R5 R6", ["R7 B9 K9 Y9"], opened=[True])
     for text in ("place R7", "place  r7 ", "add 1 R7; meld B9 K9 Y9", "hint"):
