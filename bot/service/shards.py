@@ -5,8 +5,9 @@ games whose guild is on a shard it holds the lease of (Discord's formula,
 :func:`~bot.store.shard_of`). :class:`ShardKeeper` takes the plan's leases at start, then every
 ``lease_seconds / 3`` renews them and tries to take the plan's shards it does not hold (a dead
 holder's lease is free once it expires, at once when its process on this machine is gone). A
-shard taken over has its games resumed here (their deadlines move by the time nobody ran them,
-as after downtime); a shard lost (another process took it over while
+shard taken over has its games resumed here, in a task of its own while the renewals go on
+(their deadlines move by the time nobody ran them, as after downtime; its commands are refused
+until they are loaded); a shard lost (another process took it over while
 this one was paused or cut off) has its games dropped from memory. The store's fencing token
 makes the rest safe: every write of a game checks its shard's lease inside its transaction, so
 a process that lost a shard never writes one of its moves, timers or computer turns
@@ -45,6 +46,7 @@ class ShardKeeper(ServicePart):
         self.plan = plan
         self._waiting: set[int] = set()  # wanted shards held elsewhere (logged once)
         self._running: set[int] = set()  # held shards whose games are in memory
+        self._resuming: set[int] = set()  # held shards whose games are being loaded
 
     def resumed(self) -> None:
         """The service's start has loaded the games of every shard held now."""
@@ -91,19 +93,49 @@ class ShardKeeper(ServicePart):
         self._waiting = waiting
 
     async def loop(self) -> None:
-        """Renew and take over every ``lease_seconds / 3`` until the service stops."""
+        """Renew and take over every ``lease_seconds / 3`` until the service stops. The games
+        of a shard taken over are resumed in a task of their own, so the renewals go on while
+        they load (a resume longer than the lease would otherwise lose the lease just taken)."""
         while not self.registry.stopping:
             await self.clock.sleep(self.plan.lease_seconds / 3)
             try:
-                await self.tick()
+                _, _, silent = await self._round()
             except StoreLocked as exc:
                 log.error("shard leases: %s", exc)
+                continue
             except StoreError as exc:
                 log.warning("shard leases not renewed now (will try again): %s", exc)
+                continue
+            # held, not running, not being resumed: just taken over, or a resume that failed
+            todo = self.held - self._running - self._resuming
+            if todo:
+                self._resuming |= todo
+                silent = {s: silent[s] for s in todo if s in silent}
+                self.registry.spawn(self._take_over(todo, silent), "service-shard-resume")
 
     async def tick(self) -> tuple[set[int], set[int]]:
-        """One renewal round: (shards lost, shards taken over). Lost shards' games are dropped;
-        taken-over shards' games are resumed here."""
+        """One renewal round, its takeovers' games resumed before it returns: (shards lost,
+        shards taken over). Lost shards' games are dropped."""
+        lost, gained, silent = await self._round()
+        if gained:
+            await self._take_over(gained, silent)
+        return lost, gained
+
+    async def _take_over(self, gained: set[int], silent: dict[int, float]) -> None:
+        """Resume the games of shards just taken over; they run here once loaded, unless the
+        lease was lost meanwhile (then what was loaded of them is dropped again)."""
+        try:
+            await self.resume(gained, silent)
+        finally:
+            self._resuming -= gained
+        kept = gained & self.held
+        self._running |= kept
+        if gained - kept:
+            self.registry.drop_shards(gained - kept)
+
+    async def _round(self) -> tuple[set[int], set[int], dict[int, float]]:
+        """Renew the leases held and take the plan's missing shards: (shards lost, shards
+        taken over, since when nobody ran each taken shard's games)."""
         before = self.held
         now = self.clock.now()
         held = set(await self.store.renew_shards(now=now, lease_seconds=self.plan.lease_seconds))
@@ -128,10 +160,7 @@ class ShardKeeper(ServicePart):
                 self.registry.drop_shards(lost_now)
                 lost |= lost_now
             self._note_waiting(set(after))
-        if gained:
-            await self.resume(gained, {s: silent[s] for s in gained if s in silent})
-            self._running |= gained
-        return lost, gained
+        return lost, gained, {s: silent[s] for s in gained if s in silent}
 
     async def resume(self, shards: set[int], silent: dict[int, float] | None = None) -> None:
         """Load the unfinished games of ``shards`` (just taken over) and let them go on.

@@ -6,7 +6,8 @@ its fencing token in the database.
 - two services with different shard ids never both write one game;
 - a paused service (its lease expired and taken over) is refused at its next write and drops
   the game; the replacement takes over within one lease period (a shared ManualClock);
-- a deadline fires exactly once across the takeover.
+- a deadline fires exactly once across the takeover;
+- the leases are renewed while a takeover's games are still loading.
 """
 
 from __future__ import annotations
@@ -250,3 +251,60 @@ async def test_a_deadline_fires_exactly_once_across_a_takeover(
         assert [(c.seq, c.text) for c in await reader.commands(game_id)] == [(1, TIMEOUT)]
     finally:
         await reader.close()
+
+
+async def _until(condition, what: str) -> None:
+    """Let the services' own tasks run (their store calls use a thread) until ``condition``
+    holds; a bounded wait, not a timing check."""
+    for _ in range(500):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+async def _round(clock: ManualClock, step: float) -> None:
+    """Advance the clock by one lease-loop period and wait until the loop sleeps again (it
+    has run its round)."""
+    clock.advance(step)
+    due = clock.now() + step
+    await _until(lambda: any(when == due for when, *_ in clock._sleepers), "a lease round")
+
+
+async def test_the_leases_are_renewed_while_a_takeover_resumes_its_games(
+    tmp_path: Path, procs: list[Process]
+):
+    """The replacement's own lease loop takes the shards over and resumes their games in a task
+    of its own: however long the resume takes (here: until the test lets it go), the renewals
+    go on, so the lease just taken is not lost meanwhile."""
+    clock = ManualClock(T0)
+    path = tmp_path / "shards.sqlite3"
+    first, second = Process(path, clock, [0, 1]), Process(path, clock, [0, 1])
+    procs += [first, second]
+    s1 = await first.start()
+    game_id = await people_game(s1, 0)
+    s2 = await second.start()  # its lease loop runs (not manual)
+    first.pause()
+    registry = s2.registry
+    resume, loading = registry.resume, asyncio.Event()
+
+    async def slow_resume(*args, **kwargs):
+        await loading.wait()
+        return await resume(*args, **kwargs)
+
+    registry.resume = slow_resume
+    step = LEASE / 3
+    while second.store.held_shards != {0: 2, 1: 2}:
+        assert clock.now() < T0 + 3 * LEASE, "never taken over"
+        await _round(clock, step)
+    taken_at = clock.now()
+    assert game_id not in s2.live_game_ids()  # still loading
+    for _ in range(9):  # three lease periods while the resume waits
+        await _round(clock, step)
+    leases = {lease.shard: lease for lease in await second.store.shard_leases()}
+    assert second.store.held_shards == {0: 2, 1: 2}
+    assert all(leases[s].heartbeat > taken_at + 2 * LEASE for s in (0, 1)), leases
+    assert game_id not in s2.live_game_ids()
+    loading.set()
+    await _until(lambda: game_id in s2.live_game_ids(), "the game resumed")
+    assert not errors(await s2.handle(game_id, mover(s2, game_id), "draw"))
