@@ -256,6 +256,15 @@ def adopt_solution(
                     break
         if not keep_all or attempts <= 0:
             break
+    # last: a meld of held jokers keeps one tile of their start meld for each of them, and
+    # leaves the others to the melds after it (Stein R1 J J B1 + B1 R1: B1 R1 J | B1 R1 J)
+    for keep_all in (True, False):
+        chosen, by_face = _kept_exactly(g, melds, placed, keep_all)
+        ids = _Ids(g, melds, chosen, by_face, homes, start_home, played)
+        faults = _lay(g, ids.assign(None, spread=True), placed)
+        if not faults:
+            return
+        g.turn.restore(before)
     assert first_faults
     raise place_refused(first_faults[0])
 
@@ -362,13 +371,16 @@ class _Ids:
             return -0.75 if played_here else 0
         return -0.5
 
-    def assign(self, plan: list[int] | None, flips: set[Face] = frozenset()) -> list[Meld]:
+    def assign(
+        self, plan: list[int] | None, flips: set[Face] = frozenset(), spread: bool = False
+    ) -> list[Meld]:
         """The melds with ids: the jokers in ``plan`` order (one per joker place, in meld
         order), or (None) each the held joker whose old meld shares most real tiles with the
         new meld, else a free one, a freed Rummikub joker where a rack tile is; then each real
         tile, where there is a choice, from the old meld of such a joker (a freed joker's meld:
         a tile played from the rack, RULES.md "Jokers"); for faces in ``flips`` the last
-        suitable id instead of the first."""
+        suitable id instead of the first. With ``spread`` a meld takes from a held joker's old
+        meld only one real tile for each such joker in it."""
         g, melds, held = self.g, self.melds, self.held
         by_face = {f: list(ids) for f, ids in self.by_face.items()}
         plan_left = list(plan) if plan is not None else None
@@ -391,6 +403,7 @@ class _Ids:
             played_here = any(i in self.played for f in real for i in by_face.get(f, ()))
             picked: dict[int, int] = {}
             homes_here: set[int] = set()
+            wanted: Counter = Counter()  # with spread: home tiles still wanted, by old meld
             freed_here = False
             for n in sorted(range(len(faces)), key=lambda n: not faces[n].is_joker):
                 face = faces[n]
@@ -405,9 +418,15 @@ class _Ids:
                 elif not face.is_joker and len(matches) > 1:
                     if freed_here:
                         pick = next((i for i in matches if i in self.played), pick)
-                    elif homes_here:
+                    elif homes_here and (not spread or +wanted):
                         pick = next(
-                            (i for i in matches if self.start_home.get(i) in homes_here), pick
+                            (
+                                i
+                                for i in matches
+                                if self.start_home.get(i) in homes_here
+                                and (not spread or wanted[self.start_home.get(i)] > 0)
+                            ),
+                            pick,
                         )
                     else:  # not a tile some table joker needs in its own meld
                         pick = next(
@@ -416,8 +435,11 @@ class _Ids:
                         )
                 if face.is_joker and pick in held:
                     homes_here.add(held[pick][0])
+                    wanted[held[pick][0]] += 1
                 elif face.is_joker and pick in g.turn.freed:
                     freed_here = True
+                elif spread and not face.is_joker and self.start_home.get(pick) in wanted:
+                    wanted[self.start_home[pick]] -= 1
                 matches.remove(pick)
                 if face in flips:
                     matches.reverse()

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from engine.commands import Command, parse_command, parse_commands
 from engine.errors import RummyError
 from engine.game import load_game
+from engine.hints import hint_command, tile_hint
 from engine.pieces import Tile, format_faces
 from engine.rules import preset
 from engine.tile import help as tile_help
@@ -122,6 +123,23 @@ def test_a_written_out_meld_is_laid_as_place_lays_it_not_as_it_lies():
         replayed.apply(0, logged)
     assert replayed.to_json() == g.to_json()
     assert g.tried(0, "done") is not None
+
+
+@pytest.mark.parametrize("name", ["stein", "stein_plus"])
+def test_two_held_jokers_each_keep_a_tile_of_their_meld(name):
+    """Stein R1 J J B1 + B1 R1: the legal table B1 R1 J | B1 R1 J needs the start meld's B1 and
+    R1 split between the two melds (one for each joker); the laying used to give both to the
+    first meld, so the second joker left its meld and the play was refused (LEGAL3's find)."""
+    g = TileGame.position(preset(name), "R1 J J B1", ["B1 R1"], opened=[True], players=4)
+    (found,) = tile_hint(g, 0)
+    assert hint_command(found) == "place B1 R1; done" and not found.params["inexact"]
+    after = load_game(g.to_json())
+    after.apply(0, "place B1 R1")
+    assert after.log_form("place B1 R1") == "place B1 R1 = B1 R1 J | B1 R1 J"
+    assert after.tried(0, "done") is not None
+    typed = load_game(g.to_json())
+    typed.apply(0, "place B1 R1 = B1 R1 J | B1 R1 J")
+    assert typed.to_json() == after.to_json()
 
 
 def test_a_plain_place_and_other_messages_are_logged_as_typed():
