@@ -667,6 +667,15 @@ def run_store(
     def active() -> Pause | None:
         return next((p for p in pausing if not p.done), None)
 
+    def kill(victim: Worker, acked: int) -> None:
+        """SIGKILL the slot's process and start it again at once (it resumes its games)."""
+        nonlocal done_kills, last, gap
+        victim.kill()
+        done_kills += 1
+        kill_at.append(acked)
+        victim.start(shards)
+        last, gap = time.perf_counter(), rng.uniform(low, high)
+
     try:
         # a pause does not hold the kills up: while one slot's process is stopped (or ending
         # after its SIGCONT), the kills go on in the other slots, so the kills fall at their
@@ -687,12 +696,7 @@ def run_store(
                     # the replacement is killed at once (a process that lost its shards to
                     # the continued one and got them back has no game task left: a soak
                     # ends when its games' tasks do), and started again: it resumes them
-                    current.victim.kill()
-                    done_kills += 1
-                    kill_at.append(acked)
-                    current.victim.start(shards)
-                    last, gap = time.perf_counter(), rng.uniform(low, high)
-                    current = None
+                    kill(current.victim, acked)
                     continue
             alive = [w for w in workers if w.alive()]
             if not alive:
@@ -720,19 +724,11 @@ def run_store(
                 continue
             if not free:
                 continue
-            victim = rng.choice(free)
-            victim.kill()
-            done_kills += 1
-            kill_at.append(acked)
-            victim.start(shards)
-            last, gap = time.perf_counter(), rng.uniform(low, high)
+            kill(rng.choice(free), acked)
         current = active()
         if current is not None:  # the kills are done (or the games): the pause ends as above
             current.finish()
-            current.victim.kill()
-            done_kills += 1
-            kill_at.append(counter.count([a for w in workers for a in w.acks]))
-            current.victim.start(shards)
+            kill(current.victim, counter.count([a for w in workers for a in w.acks]))
         deadline = time.perf_counter() + args.timeout
         while any(w.alive() for w in workers) and time.perf_counter() < deadline:
             time.sleep(0.2)

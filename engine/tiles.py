@@ -301,11 +301,11 @@ class TileGame(PieceGame):
             self._adopt(probed.after)
             return list(probed.events)
         work = self.copy()
-        events = work._run_all(seat, commands)
+        events, written = work._run_all(seat, commands)
         self._adopt(work)
-        written = work.__dict__.get("_written")
-        if written is not None:
-            self.__dict__["_log_form"] = (text, "; ".join(written))
+        if written:  # the message as it ran, each resolved place by its commands
+            ran = [c for k, command in enumerate(commands) for c in written.get(k, (command,))]
+            self.__dict__["_log_form"] = (text, "; ".join(map(str, ran)))
         return events
 
     def log_form(self, text: str) -> str:
@@ -344,24 +344,22 @@ class TileGame(PieceGame):
 
     def _run_all(
         self, seat: int, commands: Sequence[Command], known: set[tuple[str, Any]] | None = None
-    ) -> list[Event]:
+    ) -> tuple[list[Event], dict[int, list[Command]]]:
         """The commands one after another on this (worked-on) copy (``known``: the joker
         faults of its state, when found already); the faults of the state after them, where
-        the last command found them, are kept in ``_faults``."""
+        the last command found them, are kept in ``_faults``. Returns the events and, by
+        position, the commands each place the legal search resolved was written out as."""
         events: list[Event] = []
-        ran: list[str] = []  # the commands as run, for the log where a place was written out
-        written = False
-        for command in commands:
+        written: dict[int, list[Command]] = {}
+        for k, command in enumerate(commands):
             if self.status != "playing":
                 raise RummyError("game.over")
             more, known, instead = self._run_written(seat, command, known)
             events += more
-            ran += map(str, instead or (command,))
-            written = written or instead is not None
+            if instead is not None:
+                written[k] = instead
         self.__dict__["_faults"] = known
-        if written:
-            self.__dict__["_written"] = ran
-        return events
+        return events, written
 
     def _run_written(
         self, seat: int, c: Command, known: set[tuple[str, Any]] | None

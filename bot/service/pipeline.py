@@ -231,7 +231,7 @@ class CommandPipeline(ServicePart):
             if snapshot == live.json:
                 # nothing changed (a hint): nothing to log or replay
                 return self.messages.events(live, events, public=False)
-            logged = text if text.startswith("!") else state.log_form(text)
+            logged = state.log_form(text)  # a service action (``!``) is its own text
             write, after = self._command_write(live, seat, logged, activity, snapshot, key_before)
         except Exception as exc:
             # e.g. a result that does not fit the seats: memory goes back with the database,

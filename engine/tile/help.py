@@ -218,26 +218,36 @@ def adopt_solution(
     start_home = {i: index for index, meld in enumerate(g.table) for i in meld.ids}
     played = set(placed) | set(g.turn.played)
     before = g.turn.snapshot()
+
+    def ids_for(keep_all: bool) -> _Ids:
+        chosen, by_face = _kept_exactly(g, melds, placed, keep_all)
+        return _Ids(g, melds, chosen, by_face, homes, start_home, played)
+
+    def faults_of(table: list[Meld]) -> list[RummyError]:
+        """Lay ``table``: it stays laid (no faults), or the turn is as before (its faults)."""
+        faults = _lay(g, table, placed)
+        if faults:
+            g.turn.restore(before)
+        return faults
+
     first_faults: list[RummyError] | None = None
     attempts = ADOPT_ATTEMPTS
     # first every working meld the solver kept exactly keeps its ids; then (when a joker rule
     # is broken) only the claims, so that tiles of equal face may change places
     for keep_all in (True, False):
-        chosen, by_face = _kept_exactly(g, melds, placed, keep_all)
-        ids = _Ids(g, melds, chosen, by_face, homes, start_home, played)
+        ids = ids_for(keep_all)
         if keep_all:  # the plain assignment first (the one place always made)
-            faults = _lay(g, ids.plain(), placed)
+            faults = faults_of(ids.plain())
             if not faults:
                 return
-            g.turn.restore(before)
             first_faults = faults
             if not retry:  # the one assignment place always made
                 raise place_refused(faults[0])
         doubles = sorted(
-            {f for f, found in by_face.items() if len(found) > 1 and not f.is_joker}, key=str
+            {f for f, found in ids.by_face.items() if len(found) > 1 and not f.is_joker}, key=str
         )
-        slots = sum(1 for k, m in enumerate(melds) if k not in chosen for f in m if f.is_joker)
-        jokers = by_face.get(Tile.joker(), [])
+        slots = sum(1 for k, m in enumerate(melds) if k not in ids.chosen for f in m if f.is_joker)
+        jokers = ids.by_face.get(Tile.joker(), [])
         plans: list[list[int] | None] = [None]
         plans += [list(p) for p in itertools.islice(itertools.permutations(jokers, slots), 120)]
         for size in range(len(doubles) + 1):
@@ -246,10 +256,9 @@ def adopt_solution(
                     if attempts <= 0:
                         break
                     attempts -= 1
-                    faults = _lay(g, ids.assign(plan, set(flips)), placed)
+                    faults = faults_of(ids.assign(plan, set(flips)))
                     if not faults:
                         return
-                    g.turn.restore(before)
                     if first_faults is None:
                         first_faults = faults
                 if attempts <= 0 or (size == 0 and not doubles):
@@ -259,12 +268,8 @@ def adopt_solution(
     # last: a meld of held jokers keeps one tile of their start meld for each of them, and
     # leaves the others to the melds after it (Stein R1 J J B1 + B1 R1: B1 R1 J | B1 R1 J)
     for keep_all in (True, False):
-        chosen, by_face = _kept_exactly(g, melds, placed, keep_all)
-        ids = _Ids(g, melds, chosen, by_face, homes, start_home, played)
-        faults = _lay(g, ids.assign(None, spread=True), placed)
-        if not faults:
+        if not faults_of(ids_for(keep_all).assign(None, spread=True)):
             return
-        g.turn.restore(before)
     assert first_faults
     raise place_refused(first_faults[0])
 
@@ -402,8 +407,9 @@ class _Ids:
             real = Counter(f for f in faces if not f.is_joker)
             played_here = any(i in self.played for f in real for i in by_face.get(f, ()))
             picked: dict[int, int] = {}
-            homes_here: set[int] = set()
-            wanted: Counter = Counter()  # with spread: home tiles still wanted, by old meld
+            # the old melds of the held jokers here, and (for ``spread``) how many more of
+            # their tiles this meld wants
+            homes_here: Counter = Counter()
             freed_here = False
             for n in sorted(range(len(faces)), key=lambda n: not faces[n].is_joker):
                 face = faces[n]
@@ -418,28 +424,20 @@ class _Ids:
                 elif not face.is_joker and len(matches) > 1:
                     if freed_here:
                         pick = next((i for i in matches if i in self.played), pick)
-                    elif homes_here and (not spread or +wanted):
-                        pick = next(
-                            (
-                                i
-                                for i in matches
-                                if self.start_home.get(i) in homes_here
-                                and (not spread or wanted[self.start_home.get(i)] > 0)
-                            ),
-                            pick,
-                        )
+                    elif homes_here and (not spread or +homes_here):
+                        wants = +homes_here if spread else homes_here
+                        pick = next((i for i in matches if self.start_home.get(i) in wants), pick)
                     else:  # not a tile some table joker needs in its own meld
                         pick = next(
                             (i for i in matches if self.start_home.get(i) not in self.tied),
                             pick,
                         )
                 if face.is_joker and pick in held:
-                    homes_here.add(held[pick][0])
-                    wanted[held[pick][0]] += 1
+                    homes_here[held[pick][0]] += 1
                 elif face.is_joker and pick in g.turn.freed:
                     freed_here = True
-                elif spread and not face.is_joker and self.start_home.get(pick) in wanted:
-                    wanted[self.start_home[pick]] -= 1
+                elif not face.is_joker and self.start_home.get(pick) in homes_here:
+                    homes_here[self.start_home[pick]] -= 1
                 matches.remove(pick)
                 if face in flips:
                     matches.reverse()

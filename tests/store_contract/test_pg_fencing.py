@@ -46,16 +46,7 @@ def guild0() -> str:
 async def test_a_shard_takeover_waits_for_the_write_in_flight_then_fences_the_old_holder(
     pg_server: PgServer, pg_url: str
 ):
-    a = PostgresStore(pg_url, shard_count=2)
-    b = PostgresStore(pg_url, shard_count=2)
-    await a.open()
-    await b.open()
-    try:
-        assert await a.acquire_shards([0], now=T0, lease_seconds=LEASE) == {0: 1}
-        await a.create_game(game("g0", guild_id=guild0()))
-        await a.start_game(
-            "g0", seats=SEATS, seed=7, snapshot_json='{"deal":1}', deadline=None, at=T0
-        )
+    async with two_holders(pg_url) as (a, b):
         async with table_locked(pg_url):
             in_flight = asyncio.ensure_future(a.append_command(write(1, "g0")))
             await waiting_backends(pg_server, pg_url, 1)  # a's write: past its lease check
@@ -73,9 +64,6 @@ async def test_a_shard_takeover_waits_for_the_write_in_flight_then_fences_the_ol
         assert (await b.load_game("g0")).seq == 1
         await b.append_command(write(2, "g0"))  # the new holder goes on
         assert [c.seq for c in await b.commands("g0")] == [1, 2]
-    finally:
-        await a.close()
-        await b.close()
 
 
 async def test_an_owner_takeover_waits_for_the_write_in_flight_then_fences_the_old_owner(
@@ -120,20 +108,47 @@ def no_waiting(pg_server: PgServer, url: str) -> None:
 
 
 @asynccontextmanager
+async def two_holders(
+    pg_url: str, *, with_game: bool = True
+) -> AsyncIterator[tuple[PostgresStore, PostgresStore]]:
+    """Two sharded stores over the database: ``a`` holds shard 0 (with game g0 started on it),
+    ``b`` is the one that may take it over; both closed at the end."""
+    a = PostgresStore(pg_url, shard_count=2)
+    b = PostgresStore(pg_url, shard_count=2)
+    await a.open()
+    await b.open()
+    try:
+        assert await a.acquire_shards([0], now=T0, lease_seconds=LEASE) == {0: 1}
+        if with_game:
+            await a.create_game(game("g0", guild_id=guild0()))
+            await a.start_game(
+                "g0", seats=SEATS, seed=7, snapshot_json='{"deal":1}', deadline=None, at=T0
+            )
+        yield a, b
+    finally:
+        await a.close()
+        await b.close()
+
+
+@asynccontextmanager
 async def stopped_inside_a_write(
-    store: PostgresStore, check: str, *args: object
+    store: PostgresStore,
+    check: str,
+    *args: object,
+    write: str | None = "UPDATE games SET updated_at = 1 WHERE id = 'g0'",
 ) -> AsyncIterator[asyncpg.Connection]:
     """One of ``store``'s connections inside a write transaction, past its lease check
     (``check``: the query a write's check runs, taking the lease's shared lock) and one
-    uncommitted write, then left idle as a process stopped there leaves it (the server's idle
-    time-out off for it)."""
+    uncommitted ``write``, then left idle as a process stopped there leaves it (the server's
+    idle time-out off for it)."""
     assert store._pool is not None
     async with store._pool.acquire() as conn:
         await conn.execute("SET idle_in_transaction_session_timeout = 0")
         transaction = conn.transaction()
         await transaction.start()
         await conn.fetch(check, *args)
-        await conn.execute("UPDATE games SET updated_at = 1 WHERE id = 'g0'")
+        if write is not None:
+            await conn.execute(write)
         yield conn
 
 
@@ -150,16 +165,7 @@ async def test_a_shard_takeover_ends_the_idle_transaction_of_a_stopped_holder(
     pg_server: PgServer, pg_url: str
 ):
     no_waiting(pg_server, pg_url)
-    a = PostgresStore(pg_url, shard_count=2)
-    b = PostgresStore(pg_url, shard_count=2)
-    await a.open()
-    await b.open()
-    try:
-        assert await a.acquire_shards([0], now=T0, lease_seconds=LEASE) == {0: 1}
-        await a.create_game(game("g0", guild_id=guild0()))
-        await a.start_game(
-            "g0", seats=SEATS, seed=7, snapshot_json='{"deal":1}', deadline=None, at=T0
-        )
+    async with two_holders(pg_url) as (a, b):
         check = "SELECT * FROM rummy_held_shards($1, $2::int[])"
         async with stopped_inside_a_write(a, check, a._holder, [0]) as conn:
             # a's lease is live: b's round leaves the shard alone, without waiting
@@ -173,9 +179,6 @@ async def test_a_shard_takeover_ends_the_idle_transaction_of_a_stopped_holder(
             await a.append_command(write(1, "g0"))
         await b.append_command(write(1, "g0"))
         assert [c.seq for c in await b.commands("g0")] == [1]
-    finally:
-        await a.close()
-        await b.close()
 
 
 async def test_an_owner_takeover_ends_the_idle_transaction_of_a_stopped_owner(
@@ -212,25 +215,14 @@ async def test_a_shard_takeover_ends_a_stopped_holders_idle_write_of_no_game(
     pg_server: PgServer, pg_url: str
 ):
     no_waiting(pg_server, pg_url)
-    a = PostgresStore(pg_url, shard_count=2)
-    b = PostgresStore(pg_url, shard_count=2)
-    await a.open()
-    await b.open()
-    try:
-        assert await a.acquire_shards([0], now=T0, lease_seconds=LEASE) == {0: 1}
+    async with two_holders(pg_url, with_game=False) as (a, b):
         await a.upsert_player(PlayerRecord("bot-1", "Bot"))
-        assert a._pool is not None
-        async with a._pool.acquire() as conn:  # a stopped inside a write of that player's row
-            await conn.execute("SET idle_in_transaction_session_timeout = 0")
-            transaction = conn.transaction()
-            await transaction.start()
-            await conn.execute("UPDATE players SET name = 'Stopped' WHERE id = 'bot-1'")
+        # a stopped inside a write of that player's row (a write of no game: no lease check)
+        stopped = "UPDATE players SET name = 'Stopped' WHERE id = 'bot-1'"
+        async with stopped_inside_a_write(a, stopped, write=None) as conn:
             assert await b.acquire_shards([0], now=T0 + 1, lease_seconds=LEASE) == {}
             assert not await ended(conn)  # a's lease is live: left alone
             assert await b.acquire_shards([0], now=T0 + LEASE, lease_seconds=LEASE) == {0: 2}
             assert await ended(conn)
         await b.upsert_player(PlayerRecord("bot-1", "Bot 2"))  # not held up by a's row lock
         assert (await b.get_player("bot-1")).name == "Bot 2"
-    finally:
-        await a.close()
-        await b.close()
